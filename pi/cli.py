@@ -1,0 +1,122 @@
+"""The `blockref` command line: one subcommand per job, one clear error per bad input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, NoReturn, Sequence
+
+from rules import Game, RulesError, game_names, get_game
+from rules.registry import all_games
+
+
+class UsageError(Exception):
+    """Raised for bad command-line input; main prints it as one sentence and exits 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one sentence, not a usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def read_moves_file(path: str) -> list[str]:
+    """Returns the moves of a moves file: whitespace-separated, '#' starts a comment."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise UsageError(f"cannot read moves file {path!r}: {error.strerror or error}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"moves file {path!r} is not UTF-8 text") from None
+    if "\x00" in text:
+        raise UsageError(f"moves file {path!r} is not a text file (it holds NUL bytes)")
+    moves: list[str] = []
+    for line in text.splitlines():
+        moves.extend(line.split("#", 1)[0].split())
+    return moves
+
+
+def play_moves(game: Game[Any, Any], moves: list[str]) -> Any:
+    """Returns the state after the moves, or raises UsageError naming the first bad one."""
+    state = game.initial_state()
+    for index, text in enumerate(moves, start=1):
+        try:
+            state = game.apply(state, text)
+        except RulesError as error:
+            reason = getattr(error, "reason", str(error))
+            raise UsageError(f"illegal move {text!r} at ply {index}: {reason}") from None
+    return state
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    """Plays moves from the start and prints the resulting state as one JSON object."""
+    try:
+        game = get_game(args.game, args.variant)
+    except RulesError as error:
+        raise UsageError(str(error)) from None
+    if args.moves is not None and args.moves_file is not None:
+        raise UsageError("give the moves either with --moves or with --moves-file, not both")
+    if args.moves_file is not None:
+        moves = read_moves_file(args.moves_file)
+    else:
+        moves = (args.moves or "").split()
+    state = play_moves(game, moves)
+    print(json.dumps(game.summary(state)))
+    return 0
+
+
+def rules_epilog() -> str:
+    """Returns the help text naming every game's variants, scores and house rulings."""
+    lines = ["games:"]
+    for game in all_games():
+        if game.variant is not None and game.variant != type(game).variants[0]:
+            continue
+        variants = ", ".join(type(game).variants) or "none"
+        lines.append(f"  {game.name} (variants: {variants})")
+        if game.scores_doc:
+            lines.append(f"    scores: {game.scores_doc}")
+        if game.counters_doc:
+            lines.append(f"    counters: {game.counters_doc}")
+        for ruling in game.house_rules:
+            lines.append(f"    house ruling: {ruling}")
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Returns the parser of the whole command line."""
+    parser = _Parser(prog="blockref", description="Referee companion for physical block games.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    rules = commands.add_parser(
+        "rules",
+        help="play moves from the start and print the state as JSON",
+        description="Plays the moves from the start and prints one JSON object: game, variant, "
+        "to_move, ply, legal, outcome, scores, counters.",
+        epilog=rules_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rules.add_argument("game", metavar="GAME", help="one of " + ", ".join(game_names()))
+    rules.add_argument("--variant", help="the variant (block-arena: 9x9 or 7x7; block-block: set name)")
+    rules.add_argument("--moves", help='moves in RULES.md notation, separated by spaces: "M1 M2 ..."')
+    rules.add_argument("--moves-file", help="a text file of moves separated by white space")
+    rules.set_defaults(handler=cmd_rules)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command line and returns its exit status (2 for any bad input)."""
+    try:
+        args = build_parser().parse_args(argv)
+        status: int = args.handler(args)
+        return status
+    except UsageError as error:
+        print(str(error), file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The phone dashboard: a Flask app factory with thin views over the running game."""
