@@ -194,6 +194,10 @@ class Game(ABC, Generic[S, M]):
             current = self.apply(current, text)
         return current
 
+    def squares(self, move: M | str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Returns the squares a move leaves and the squares it reaches, read from its notation."""
+        return move_squares(str(move))
+
     def summary(self, state: S) -> dict[str, Any]:
         """Returns the JSON object `blockref rules` prints for a state."""
         outcome = self.outcome(state)
@@ -215,6 +219,20 @@ def square_name(file: int, rank: int) -> str:
 
 
 _SQUARE = re.compile(r"[a-z][1-9][0-9]?")
+_SQUARE_IN_MOVE = re.compile(r"(?<![a-z])[a-i][1-9]")
+
+
+def _unique_squares(text: str) -> tuple[str, ...]:
+    """Returns the square names in a piece of notation, first occurrence order."""
+    return tuple(dict.fromkeys(_SQUARE_IN_MOVE.findall(text)))
+
+
+def move_squares(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Returns (squares left, squares reached) named by a move in RULES.md notation."""
+    if text.startswith("roll:") or "-" not in text:
+        return (), () if text.startswith("roll:") else _unique_squares(text)
+    source, _, target = text.partition("-")
+    return _unique_squares(source), _unique_squares(target)
 
 
 def parse_square(text: str, size: int) -> tuple[int, int]:
