@@ -1,0 +1,1 @@
+"""Independent, deliberately simple oracle implementations of the game rules, for tests."""
