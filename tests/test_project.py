@@ -35,3 +35,16 @@ def test_no_module_is_too_long() -> None:
         for module in (ROOT / package).rglob("*.py"):
             lines = module.read_text(encoding="utf-8").count("\n")
             assert lines <= 650, f"{module.relative_to(ROOT)} has {lines} lines"
+
+
+def test_readme_first_command_runs_the_referee_or_demo() -> None:
+    import shlex
+
+    from pi.cli import build_parser
+
+    first = readme_commands()[0]
+    argv = shlex.split(first.split(".venv/bin/blockref", 1)[1])
+    args = build_parser().parse_args(argv)
+    assert args.command in ("rules", "demo")
+    if args.command == "rules":
+        assert args.handler(args) == 0
