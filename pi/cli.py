@@ -70,6 +70,27 @@ def cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mat(args: argparse.Namespace) -> int:
+    """Writes a game's printable mat, or its marker sticker sheet, as SVG or PDF."""
+    from vision.kit import KitError, kit_named, load_kit  # imported here: OpenCV loads slowly
+    from vision.mat import MatError, mat_page, sticker_page, write_page
+
+    try:
+        game = get_game(args.game, args.variant)
+    except RulesError as error:
+        raise UsageError(str(error)) from None
+    try:
+        kit = load_kit(args.kit) if args.kit is not None else kit_named()
+        mat = kit.mat(game.name, game.variant)
+        page = sticker_page(kit, mat) if args.stickers else mat_page(kit, mat)
+        write_page(page, args.out)
+    except (KitError, MatError) as error:
+        raise UsageError(str(error)) from None
+    what = "marker stickers (A4)" if args.stickers else f"mat ({page.width:g} x {page.height:g} mm)"
+    print(f"wrote the {mat.label} {what} to {args.out}")
+    return 0
+
+
 def rules_epilog() -> str:
     """Returns the help text naming every game's variants, scores and house rulings."""
     lines = ["games:"]
@@ -104,6 +125,19 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--moves", help='moves in RULES.md notation, separated by spaces: "M1 M2 ..."')
     rules.add_argument("--moves-file", help="a text file of moves separated by white space")
     rules.set_defaults(handler=cmd_rules)
+    mat = commands.add_parser(
+        "mat",
+        help="write a game's printable mat (or marker stickers) as SVG or PDF",
+        description="Writes the game's mat at true scale (grid, corner markers, game marker, "
+        "legend), or with --stickers an A4 sheet of its markers with cut marks, as SVG or PDF "
+        "by the extension of --out. Print at 100%%.",
+    )
+    mat.add_argument("game", metavar="GAME", help="one of " + ", ".join(game_names()))
+    mat.add_argument("--variant", help="the variant (block-arena: 9x9 or 7x7)")
+    mat.add_argument("--out", required=True, metavar="FILE", help="the file to write: .svg or .pdf")
+    mat.add_argument("--stickers", action="store_true", help="write the A4 marker sticker sheet")
+    mat.add_argument("--kit", metavar="FILE", help="a kit TOML file (default: the bundled kit)")
+    mat.set_defaults(handler=cmd_mat)
     return parser
 
 

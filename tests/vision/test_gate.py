@@ -1,0 +1,148 @@
+"""Tests of the scene gate on synthetic board-region sequences, asserting exact state sequences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.vision.scenes import board, lit, noisy, with_hand
+from vision.gate import GateError, GateSettings, GateState, SceneGate, StillEvent
+
+M, C, S = GateState.MOVING, GateState.COVERED, GateState.STILL
+START = board(((2, 2, (60, 120, 200)), (6, 1, (40, 40, 40))))
+AFTER = board(((2, 2, (60, 120, 200)), (6, 1, (40, 40, 40)), (4, 4, (90, 60, 38))))
+
+
+Events = list[tuple[int, StillEvent]]
+
+
+def run(gate: SceneGate, frames: list[np.ndarray], seed: int = 0,
+        t0: float = 0.0) -> tuple[list[GateState], Events]:
+    """Feeds noisy frames 100 ms apart; returns the states and the (index, event) pairs."""
+    rng = np.random.default_rng(seed)
+    states: list[GateState] = []
+    events: Events = []
+    for index, frame in enumerate(frames):
+        states.append(gate.update(noisy(frame, rng), t0 + 100.0 * index))
+        if gate.event is not None:
+            events.append((index, gate.event))
+    return states, events
+
+
+def settled(gate: SceneGate, frame: np.ndarray = START) -> None:
+    """Brings a new gate to STILL on a frame."""
+    states, events = run(gate, [frame] * 3, seed=99, t0=-1000.0)
+    assert states == [M, M, S] and events[0][1].changed and not events[0][1].forced
+
+
+def test_the_first_still_scene_is_announced_once() -> None:
+    gate = SceneGate()
+    states, events = run(gate, [START] * 6)
+    assert states == [M, M, S, S, S, S]
+    assert [index for index, _ in events] == [2]
+    assert events[0][1] == StillEvent(200.0, True, 1.0, False)
+
+
+def test_a_hand_slides_in_places_a_piece_and_slides_out() -> None:
+    gate = SceneGate()
+    settled(gate)
+    frames = ([with_hand(START, reach) for reach in (30, 80, 130, 130, 130)]
+              + [with_hand(AFTER, reach) for reach in (130, 80, 30)] + [AFTER] * 5)
+    states, events = run(gate, frames)
+    assert states == [C, C, C, C, C, C, C, C, M, M, M, S, S]
+    assert [index for index, _ in events] == [11]
+    event = events[0][1]
+    assert event.changed and not event.forced and event.t_ms == 1100.0
+    assert 0.002 < event.changed_fraction < 0.05
+
+
+def test_a_hand_that_changes_nothing_gives_an_unchanged_still_event() -> None:
+    gate = SceneGate()
+    settled(gate)
+    hand = [with_hand(START, reach) for reach in (60, 110, 40)]
+    states, events = run(gate, hand + [START] * 4)
+    assert states == [C, C, C, M, M, M, S]
+    assert len(events) == 1 and not events[0][1].changed and events[0][1].changed_fraction < 0.002
+
+
+def test_a_piece_appearing_without_a_hand_is_motion_then_still() -> None:
+    gate = SceneGate()
+    settled(gate)
+    states, events = run(gate, [AFTER] * 5)
+    assert states == [M, M, M, S, S]
+    assert [index for index, _ in events] == [3] and events[0][1].changed
+
+
+def test_a_lamp_turned_up_or_down_is_not_motion() -> None:
+    gate = SceneGate()
+    settled(gate)
+    frames = [lit(START, 1.25)] * 3 + [lit(START, 0.7)] * 3 + [lit(START, 1.0, ramp=0.35)] * 3
+    states, events = run(gate, frames)
+    assert states == [S] * 9 and events == []
+
+
+def test_after_a_light_change_a_new_piece_is_still_seen() -> None:
+    gate = SceneGate()
+    settled(gate)
+    states, events = run(gate, [lit(START, 1.2)] * 2 + [lit(AFTER, 1.2)] * 4)
+    assert states == [S, S, M, M, M, S]
+    assert len(events) == 1 and events[0][1].changed and events[0][1].changed_fraction < 0.05
+
+
+def test_sensor_noise_alone_never_moves_the_scene() -> None:
+    gate = SceneGate()
+    states, events = run(gate, [START] * 40, seed=7)
+    assert states == [M, M] + [S] * 38 and len(events) == 1
+
+
+def test_a_resting_cover_becomes_part_of_the_scene_after_the_hold() -> None:
+    gate = SceneGate(GateSettings(cover_hold_frames=4))
+    settled(gate)
+    states, events = run(gate, [with_hand(START, 90)] * 9)
+    assert states == [C, C, C, C, M, M, S, S, S]
+    assert [index for index, _ in events] == [6] and events[0][1].changed
+
+
+def test_force_still_announces_the_scene_at_once() -> None:
+    gate = SceneGate()
+    settled(gate)
+    run(gate, [AFTER])
+    event = gate.force_still()
+    assert event.forced and event.changed and gate.state is S
+    states, events = run(gate, [AFTER] * 3, t0=200.0)
+    assert states == [S, S, S] and events == []
+
+
+def test_a_still_time_can_be_required_as_well_as_still_frames() -> None:
+    gate = SceneGate(GateSettings(still_frames=2, still_ms=450))
+    settled_states, _ = run(gate, [START] * 2)
+    states, events = run(gate, [AFTER] * 7, t0=1000.0)
+    assert settled_states == [M, S]
+    assert states == [M, M, M, M, M, S, S] and [index for index, _ in events] == [5]
+
+
+def test_gray_frames_of_any_size_work() -> None:
+    gate = SceneGate(GateSettings(size=(64, 64)))
+    gray = START.mean(axis=2).astype(np.uint8)
+    assert [gate.update(gray, t) for t in (0, 1, 2)] == [M, M, S]
+
+
+def test_bad_input_is_refused_and_changes_nothing() -> None:
+    gate = SceneGate()
+    with pytest.raises(GateError, match="no frame yet"):
+        gate.force_still()
+    settled(gate)
+    with pytest.raises(GateError, match="before the previous frame"):
+        gate.update(START, -5000.0)
+    with pytest.raises(GateError, match="finite number"):
+        gate.update(START, float("nan"))
+    with pytest.raises(ValueError, match="uint8"):
+        gate.update(START.astype(np.float32), 10.0)
+    assert gate.state is S and run(gate, [START], t0=0.0)[0] == [S]
+
+
+@pytest.mark.parametrize("settings", [{"still_frames": 0}, {"size": (8, 8)}, {"diff_level": 0},
+                                      {"light_fraction": 1.5}, {"cover_hold_frames": 0}])
+def test_settings_out_of_range_are_refused(settings: dict[str, object]) -> None:
+    with pytest.raises(GateError, match=next(iter(settings))):
+        GateSettings(**settings)  # type: ignore[arg-type]

@@ -1,0 +1,251 @@
+"""Scene gating: tells when the board is being played on and when it is still enough to read.
+
+Each frame of the board region is shrunk to a small grayscale image (160x120 by default) and
+compared with the previous frame (motion) and with the last still scene (what changed). A
+changed region that reaches in from the image's edge (or is skin-coloured there, or very large)
+is a hand or an arm: COVERED. Any other motion, and the first frames after it, is MOVING. After
+`still_frames` frames without motion the scene is STILL, and on that frame the gate emits a
+StillEvent: the moment to take an observation. A change of light (a change spread over the whole
+image that one smooth gain explains) is not motion: the gate re-references and carries on.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.frames import Image, require_image, to_gray
+
+Field = NDArray[np.float32]
+Mask = NDArray[np.bool_]
+
+DARK = 16.0
+BRIGHT = 250.0
+GAIN_TRIGGER = 0.05  # below this raw changed fraction the light is taken as unchanged
+LOG_SLACK = 0.15
+SKIN_CR = (135, 180)
+SKIN_CB = (85, 135)
+
+
+class GateError(ValueError):
+    """Raised for bad input to the gate: a bad setting, frame or time."""
+
+
+class GateState(str, Enum):
+    """What the scene is doing."""
+
+    MOVING = "moving"
+    COVERED = "covered"
+    STILL = "still"
+
+
+@dataclass(frozen=True, slots=True)
+class GateSettings:
+    """The gate's tunable numbers (sizes in pixels of the small image, fractions of its area)."""
+
+    size: tuple[int, int] = (160, 120)
+    still_frames: int = 3
+    still_ms: float = 0.0
+    diff_level: float = 12.0
+    min_blob_px: int = 6
+    edge_fraction: float = 0.01
+    cover_fraction: float = 0.3
+    skin_fraction: float = 0.5
+    light_fraction: float = 0.2
+    cover_hold_frames: int = 20
+
+    def __post_init__(self) -> None:
+        width, height = self.size
+        checks = {
+            "size": 16 <= width <= 1024 and 16 <= height <= 1024,
+            "still_frames": 1 <= self.still_frames <= 1000,
+            "still_ms": 0 <= self.still_ms <= 60_000,
+            "diff_level": 1 <= self.diff_level <= 128,
+            "min_blob_px": 1 <= self.min_blob_px <= width * height,
+            "edge_fraction": 0 < self.edge_fraction <= 1,
+            "cover_fraction": 0 < self.cover_fraction <= 1,
+            "skin_fraction": 0 < self.skin_fraction <= 1,
+            "light_fraction": 0 < self.light_fraction <= 1,
+            "cover_hold_frames": 1 <= self.cover_hold_frames <= 100_000,
+        }
+        for name, good in checks.items():
+            if not good:
+                raise GateError(f"gate setting {name} is out of range: {getattr(self, name)!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class StillEvent:
+    """The scene became still after a change (or a `done` forced it): take an observation now."""
+
+    t_ms: float
+    changed: bool
+    changed_fraction: float
+    forced: bool
+
+
+def shrink(image: Image, size: tuple[int, int]) -> Image:
+    """Returns the image resized to size, averaging whole blocks of pixels first (fast, quiet)."""
+    factor = int(min(image.shape[1] / size[0], image.shape[0] / size[1]))
+    if factor >= 2:
+        whole = (image.shape[1] // factor, image.shape[0] // factor)
+        image = np.asarray(cv2.resize(image[:whole[1] * factor, :whole[0] * factor], whole,
+                                      interpolation=cv2.INTER_AREA), np.uint8)
+    return np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_LINEAR), np.uint8)
+
+
+def skin_mask(image: Image) -> Mask:
+    """Returns where a BGR(A) image has skin colours (a classic YCrCb box)."""
+    ycrcb = cv2.cvtColor(np.ascontiguousarray(image[:, :, :3]), cv2.COLOR_BGR2YCrCb)
+    cr, cb = ycrcb[:, :, 1], ycrcb[:, :, 2]
+    red = (cr >= SKIN_CR[0]) & (cr <= SKIN_CR[1])
+    return np.asarray(red & (cb >= SKIN_CB[0]) & (cb <= SKIN_CB[1]))
+
+
+class SceneGate:
+    """Turns a stream of board-region frames into MOVING / COVERED / STILL (see module doc)."""
+
+    def __init__(self, settings: GateSettings | None = None) -> None:
+        self.settings = settings or GateSettings()
+        width, height = self.settings.size
+        ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+        planes = [np.ones_like(xs), xs / width - 0.5, ys / height - 0.5]
+        self._basis = np.stack(planes).reshape(3, -1)
+        self.state = GateState.MOVING
+        self.event: StillEvent | None = None
+        self._previous: Field | None = None
+        self._reference: Field | None = None
+        self._t_ms = -math.inf
+        self._last_motion = -math.inf
+        self._quiet = 0
+        self._since_motion = 0
+        self._pending = True
+
+    def update(self, frame: Image, t_ms: float) -> GateState:
+        """Returns the scene's state after this frame; sets `event` when it just became still."""
+        t = self._check_time(t_ms)
+        small, skin = self._shrink(frame)
+        self.event, self._t_ms = None, t
+        previous, self._previous = self._previous, small
+        if previous is None:
+            self._quiet = 1
+            return self._settle(small)
+        motion, gain, raw = self._difference(small, previous)
+        if self._reference is not None and self._is_light_change(raw, motion):
+            self._reference = self._reference * gain
+        moving = self._blobs(motion).size > 0
+        self._since_motion = 0 if moving else self._since_motion + 1
+        covered = self._covered(small, skin)
+        if moving or covered:
+            self._quiet, self._pending, self._last_motion = 0, True, t
+            self.state = GateState.COVERED if covered else GateState.MOVING
+            return self.state
+        self._quiet += 1
+        return self._settle(small)
+
+    def force_still(self) -> StillEvent:
+        """Declares the scene still now (a `done` button) and returns the event to observe on."""
+        if self._previous is None:
+            raise GateError("the gate has seen no frame yet, so there is nothing to observe")
+        self._quiet, self._last_motion = self.settings.still_frames, -math.inf
+        event = self._emit(self._previous, forced=True)
+        self.state = GateState.STILL
+        return event
+
+    def _check_time(self, t_ms: float) -> float:
+        """Returns the frame time if it is a finite number not before the last one, or raises."""
+        if isinstance(t_ms, bool) or not isinstance(t_ms, (int, float)) or not math.isfinite(t_ms):
+            raise GateError(f"t_ms must be a finite number of milliseconds, not {t_ms!r}")
+        if t_ms < self._t_ms:
+            raise GateError(f"frame time {t_ms} ms is before the previous frame's {self._t_ms} ms")
+        return float(t_ms)
+
+    def _shrink(self, frame: Image) -> tuple[Field, Mask | None]:
+        """Returns the small blurred grayscale frame and its skin-colour mask (None if gray)."""
+        small = shrink(require_image(frame), self.settings.size)
+        skin = skin_mask(small) if small.ndim == 3 and small.shape[2] >= 3 else None
+        gray = to_gray(small).astype(np.float32)
+        return np.asarray(cv2.GaussianBlur(gray, (5, 5), 0), np.float32), skin
+
+    def _gain(self, now: Field, before: Field) -> Field:
+        """Returns the smooth gain field (a plane in log space) that best turns before into now."""
+        valid = (now > DARK) & (before > DARK) & (now < BRIGHT) & (before < BRIGHT)
+        if valid.sum() < 16:
+            return np.ones_like(now)
+        ratio = np.log(now) - np.log(np.maximum(before, 1.0))
+        middle = float(np.median(ratio[valid][::4]))
+        inliers = (valid & (np.abs(ratio - middle) < LOG_SLACK)).ravel()
+        if inliers.sum() < 0.3 * now.size:
+            return np.full_like(now, math.exp(middle))
+        basis = self._basis[:, inliers]
+        plane = np.linalg.solve(basis @ basis.T, basis @ ratio.ravel()[inliers])
+        return np.asarray(np.exp(plane @ self._basis).reshape(now.shape), np.float32)
+
+    def _difference(self, now: Field, before: Field) -> tuple[Mask, Field | float, float]:
+        """Returns the light-matched change mask, the light's gain and the raw changed fraction."""
+        raw_mask = np.abs(now - before) > self.settings.diff_level
+        raw = float(raw_mask.mean())
+        gain: Field | float = 1.0
+        if raw >= GAIN_TRIGGER:
+            gain = self._gain(now, before)
+            raw_mask = np.abs(now - np.minimum(before * gain, 255.0)) > self.settings.diff_level
+        kernel = np.ones((3, 3), np.uint8)
+        opened = cv2.morphologyEx(raw_mask.astype(np.uint8), cv2.MORPH_OPEN, kernel)
+        return opened.astype(bool), gain, raw
+
+    def _is_light_change(self, raw: float, residual: Mask) -> bool:
+        """Tells whether a wide raw change is explained by the light alone (a small residual)."""
+        fraction = self.settings.light_fraction
+        return raw >= fraction and float(residual.mean()) < fraction / 4
+
+    def _blobs(self, mask: Mask) -> NDArray[np.int32]:
+        """Returns the stats rows (x, y, w, h, area) of the changed regions big enough to count."""
+        count, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+        rows = np.asarray(stats[1:count], np.int32)
+        return rows[rows[:, cv2.CC_STAT_AREA] >= self.settings.min_blob_px]
+
+    def _covered(self, small: Field, skin: Mask | None) -> bool:
+        """Tells whether a hand or arm is in view: a big, edge-reaching or skin-coloured change."""
+        # A covering change that has not moved for cover_hold_frames frames is taken for part of
+        # the scene (a tall piece leaning over the edge), so the gate can never stay covered.
+        if self._reference is None or self._since_motion >= self.settings.cover_hold_frames:
+            return False
+        mask, _, _ = self._difference(small, self._reference)
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8))
+        height, width = mask.shape
+        for label in range(1, count):
+            x, y, w, h, area = (int(v) for v in stats[label])
+            edge = x == 0 or y == 0 or x + w == width or y + h == height
+            big = area >= self.settings.cover_fraction * mask.size
+            least = max(self.settings.edge_fraction * mask.size, self.settings.min_blob_px)
+            reaching = edge and area >= least
+            skinny = (edge and skin is not None and area >= self.settings.min_blob_px
+                      and float(skin[labels == label].mean()) >= self.settings.skin_fraction)
+            if big or reaching or skinny:
+                return True
+        return False
+
+    def _settle(self, small: Field) -> GateState:
+        """Returns MOVING until the scene has been quiet long enough, then STILL (with an event)."""
+        quiet_long = self._t_ms - self._last_motion >= self.settings.still_ms
+        if self._quiet < self.settings.still_frames or not quiet_long:
+            self.state = GateState.MOVING
+            return self.state
+        if self._pending:
+            self.event = self._emit(small, forced=False)
+        self.state = GateState.STILL
+        return self.state
+
+    def _emit(self, small: Field, forced: bool) -> StillEvent:
+        """Returns the still event for this scene and makes the scene the new reference."""
+        if self._reference is None:
+            changed, fraction = True, 1.0
+        else:
+            mask, _, _ = self._difference(small, self._reference)
+            changed, fraction = self._blobs(mask).size > 0, float(mask.mean())
+        self._reference, self._pending = small, False
+        return StillEvent(self._t_ms, changed, fraction, forced)
