@@ -65,6 +65,17 @@ def _blocked(block: Block, target: Target, colours: Colours) -> list[Square]:
     return [s for s in target.squares if s in colours and s not in block]
 
 
+_COLOUR_WORDS: dict[int, str] = {1: "light", 2: "dark"}
+
+
+def _block_piece(player: int, block: Block, square: Square) -> dict[str, Any]:
+    """Returns what one square of a player's block holds, in the shared board format."""
+    piece: dict[str, Any] = {"kind": "block", "owner": player, "colour": _COLOUR_WORDS[player]}
+    piece["orientation"] = "upright" if len(block) == 1 else "lying"
+    piece.update({"other": square_name(*s) for s in block if s != square})
+    return piece
+
+
 class BlockArena(Game[ArenaState, ArenaMove]):
     """The rules of Block Arena on a 9x9 (limit 40) or 7x7 (limit 30) board."""
 
@@ -168,6 +179,25 @@ class BlockArena(Game[ArenaState, ArenaMove]):
             if light is not None and dark is not None and light != dark:
                 return 1 if light < dark else 2
         return 2
+
+    # -- the position --------------------------------------------------------------------
+
+    def board(self, state: ArenaState) -> dict[str, Any]:
+        """Returns the position: each block in its squares (lying: both), meeples on top."""
+        cells: dict[str, list[dict[str, Any]]] = {}
+        for player in (1, 2):
+            for block in state.blocks[player - 1]:
+                for square in block:
+                    cells[square_name(*square)] = [_block_piece(player, block, square)]
+        for player in (1, 2):
+            meeple = state.meeples[player - 1]
+            if meeple is not None:
+                colour = _COLOUR_WORDS[player]
+                meeple_piece = {"kind": "meeple", "owner": player, "colour": colour}
+                cells[square_name(*meeple)].append(meeple_piece)
+        hand = {str(p): BLOCK_PLIES // 2 - len(state.blocks[p - 1]) for p in (1, 2)}
+        placed = {str(p): state.meeples[p - 1] is not None for p in (1, 2)}
+        return {"size": self.size, "cells": cells, "off": {"hand": hand, "meeples_placed": placed}}
 
     # -- generation ----------------------------------------------------------------------
 

@@ -351,3 +351,45 @@ class BlockBlock(Game[BlockBlockState, Placement]):
     def max_plies(self) -> int:
         """Returns the number of blocks in the game: every ordinary block and the extra."""
         return self._final_ply() + 1
+
+    # -- the position ----------------------------------------------------------------------
+
+    def board(self, state: BlockBlockState) -> dict[str, Any]:
+        """Returns the position: each column's cubes, level 0 first, and both hands."""
+        cells: dict[str, list[dict[str, Any]]] = {}
+        for index, block in enumerate(state.blocks):  # in play order: every column grows upward
+            for cell in block.cells:
+                column = cells.setdefault(square_name(cell[0], cell[1]), [])
+                column.append(self._cube(block, index, cell))
+        return {"size": self.block_set.board, "cells": cells, "off": {"hand": self._hands(state)}}
+
+    def _cube(self, block: Placement, index: int, cell: Cell) -> dict[str, Any]:
+        """Returns one cube of the index-th block in the shared board format."""
+        owner = 1 + index % 2
+        return {
+            "kind": "cube",
+            "owner": owner,
+            "colour": COLOURS[owner],
+            "shape": block.shape,
+            "block": index,
+            "top": self._top_face(block, index, cell),
+        }
+
+    def _top_face(self, block: Placement, index: int, cell: Cell) -> str:
+        """Returns a cube's upward colour: its owner's under its own block, else what scores."""
+        x, y, z = cell
+        if (x, y, z + 1) in block.cells:
+            return COLOURS[1 + index % 2]
+        if self.block_set.by_name[block.shape] is self.block_set.extra:
+            return "half"
+        return COLOURS[self._column_points(block, index)[0]]
+
+    def _hands(self, state: BlockBlockState) -> dict[str, dict[str, int]]:
+        """Returns how many of each shape each player has not placed yet (brown's extra too)."""
+        hands: dict[str, dict[str, int]] = {}
+        for player in (1, 2):
+            placed = Counter(block.shape for block in state.blocks[player - 1 :: 2])
+            extra = (self.block_set.extra,) if player == 1 else ()
+            shapes = self.block_set.shapes + extra
+            hands[str(player)] = {s.name: s.count - placed[s.name] for s in shapes}
+        return hands

@@ -273,6 +273,19 @@ def _acted(state: BlockPTState, index: int, move: BlockPTMove) -> BlockPTState:
     return after
 
 
+def _cells(state: BlockPTState) -> dict[str, list[dict[str, Any]]]:
+    """Returns the occupied squares in the shared board format: a pawn on top of its piece."""
+    cells: dict[str, list[dict[str, Any]]] = {}
+    for player in (1, 2):
+        blocker = {"kind": "blocker", "owner": player, "label": PIECE_NAMES[player - 1]}
+        for square in sorted(state.blocks[player - 1]):
+            cells[_name(square)] = [dict(blocker)]
+    for player in (1, 2):
+        pawn = {"kind": "pawn", "owner": player, "label": PAWN_NAMES[player - 1]}
+        cells.setdefault(_name(state.pawns[player - 1]), []).append(pawn)
+    return cells
+
+
 # -- the game ----------------------------------------------------------------------------
 
 
@@ -366,6 +379,11 @@ class BlockPT(Game[BlockPTState, BlockPTMove]):
     def max_plies(self) -> int:
         """Returns the cap on both players' actions: no game lasts longer."""
         return 2 * CAP
+
+    def board(self, state: BlockPTState) -> dict[str, Any]:
+        """Returns the position: pieces and pawns on the grid, blocking pieces in hand."""
+        hand = {str(player): _hand(state, player) for player in (1, 2)}
+        return {"size": SIZE, "cells": _cells(state), "off": {"hand": hand}}
 
     def hand(self, state: BlockPTState, player: int) -> int:
         """Returns how many blocking pieces a player still holds."""

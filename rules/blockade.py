@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, ClassVar
 
@@ -11,6 +11,7 @@ from rules.blockade_board import (
     OWNER,
     SIDE_NAMES,
     SIDES,
+    SIZE,
     SQUARES,
     START,
     Colour,
@@ -61,6 +62,8 @@ class BlockadeState:
     turns: tuple[int, int] = (0, 0)
     moves: int = 0
     result: Outcome | None = None
+    # The last roll, read by board() only while points are open; not compared, hashed or shown.
+    roll: Roll | None = field(default=None, compare=False, repr=False)
 
     def __deepcopy__(self, memo: dict[int, object]) -> BlockadeState:
         return self  # deeply immutable (tuples, frozensets, frozen values): a copy is itself
@@ -205,6 +208,33 @@ def _step_problem(state: BlockadeState, move: Step, points: frozenset[Allocation
     return f"{name(move.target)} is {steps} away but {_points_text(budget, piece.colour)}"
 
 
+def _pyramid(piece: Piece, locked: bool) -> dict[str, Any]:
+    """Returns a pyramid in the shared board format."""
+    size = piece.size.name[0]
+    return {"kind": "pyramid", "colour": piece.colour.word, "size": size, "locked": locked}
+
+
+def _cells(state: BlockadeState) -> dict[str, list[dict[str, Any]]]:
+    """Returns every occupied square's pyramids, bottom first, those of a tower locked."""
+    cells: dict[str, list[dict[str, Any]]] = {}
+    for square, stack in enumerate(state.stacks):
+        tower = state.towers[square]
+        locked = 0 if tower is None else tower.locked
+        if stack:
+            cells[name(square)] = [_pyramid(p, level < locked) for level, p in enumerate(stack)]
+    return cells
+
+
+def _off(state: BlockadeState) -> dict[str, Any]:
+    """Returns what is off the grid: the black supply, the open points and their roll."""
+    supply = {size.name[0]: state.supply.count(size) for size in sorted(Size, reverse=True)}
+    if state.points is None:
+        return {"black_supply": supply, "points": None, "roll": None}
+    points = sorted([list(allocation) for allocation in state.points], reverse=True)
+    roll = None if state.roll is None else str(state.roll)
+    return {"black_supply": supply, "points": points, "roll": roll}
+
+
 class Blockade(Game[BlockadeState, BlockadeMove]):
     """The Blockade referee: cool (blue + green) against warm (red + yellow)."""
 
@@ -247,7 +277,7 @@ class Blockade(Game[BlockadeState, BlockadeMove]):
         """Returns the state after a legal move."""
         counted = replace(state, moves=state.moves + 1)
         if isinstance(move, Roll):
-            return replace(counted, points=allocations(move))
+            return replace(counted, points=allocations(move), roll=move)
         if isinstance(move, End):
             return _end_turn(counted)
         return _move_piece(counted, move)
@@ -290,3 +320,7 @@ class Blockade(Game[BlockadeState, BlockadeMove]):
     def max_plies(self) -> int:
         """Returns a true bound: every turn is a roll, at most 12 piece moves, and `end`."""
         return 2 * CAP * (1 + MOST_STEPS_PER_TURN + 1)
+
+    def board(self, state: BlockadeState) -> dict[str, Any]:
+        """Returns the position: every stack bottom first, the black supply and the points."""
+        return {"size": SIZE, "cells": _cells(state), "off": _off(state)}

@@ -198,6 +198,10 @@ class Game(ABC, Generic[S, M]):
         """Returns the squares a move leaves and the squares it reaches, read from its notation."""
         return move_squares(str(move))
 
+    def board(self, state: S) -> dict[str, Any]:
+        """Returns the position as JSON-ready data: {"size", "cells", "off"} (see each game)."""
+        raise NotImplementedError(f"{self.name} does not export its position")
+
     def summary(self, state: S) -> dict[str, Any]:
         """Returns the JSON object `blockref rules` prints for a state."""
         outcome = self.outcome(state)

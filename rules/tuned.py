@@ -389,3 +389,15 @@ class Tuned(Game[TunedState, TunedMove]):
         """Returns the most actions a game can last: both players' caps."""
         return 2 * CAP
 
+    def board(self, state: TunedState) -> dict[str, Any]:
+        """Returns the position: stacks bottom first, hands, and each player's last action."""
+        cells = {
+            _name(square): [{"kind": ANIMALS[animal]} for animal in stack]
+            for square, stack in enumerate(state.board)
+            if stack
+        }
+        players = range(len(state.hands))
+        hand = {str(p + 1): dict(zip(ANIMALS, state.hands[p])) for p in players}
+        last = {str(p + 1): state.rooster[p] if state.actions[p] else None for p in players}
+        return {"size": SIZE, "cells": cells, "off": {"hand": hand, "rooster": last}}
+
