@@ -1,0 +1,264 @@
+"""The belief: look-alike states kept, narrowed by the camera, and an ask only when legality
+differs; with a tiny fake game for exact control, and in seeded Blockade games."""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+import pytest
+
+from rules import get_game
+from rules.core import Game, IllegalMoveError, InvalidMoveError, Outcome, square_name
+from vision.belief import MAX_STATES, Belief
+from vision.infer import read_change, view_of, visible_moves
+from vision.observation import Observation, noisy_observation
+
+SIZE = 5
+_HOP = re.compile(r"([a-e][1-5])-([a-e][1-5])")
+
+
+def index(name: str) -> int:
+    """Returns the board index of a square name."""
+    return (int(name[1]) - 1) * SIZE + ord(name[0]) - ord("a")
+
+
+def name(square: int) -> str:
+    """Returns the name of a board index."""
+    return square_name(square % SIZE, square // SIZE)
+
+
+def distance(a: int, b: int) -> int:
+    """Returns the king-step distance between two squares."""
+    return max(abs(a % SIZE - b % SIZE), abs(a // SIZE - b // SIZE))
+
+
+@dataclass(frozen=True)
+class Hop:
+    """A fake move: one green Medium from a square to another."""
+
+    source: int
+    target: int
+
+    def __str__(self) -> str:
+        return f"{name(self.source)}-{name(self.target)}"
+
+
+@dataclass(frozen=True)
+class HopState:
+    """Green Mediums per square on clear Larges (the camera sees only whether there is one)
+    and the points left (each hop costs its king distance)."""
+
+    counts: tuple[int, ...]
+    points: int
+
+
+class Hops(Game[HopState, Hop]):
+    """A tiny fake game drawn with Blockade's pieces, where look-alike states are easy."""
+
+    name: ClassVar[str] = "blockade"
+
+    def __init__(self, counts: dict[str, int], points: int) -> None:
+        super().__init__()
+        self.start = HopState(tuple(counts.get(name(s), 0) for s in range(SIZE * SIZE)), points)
+
+    def initial_state(self) -> HopState:
+        """Returns the given start."""
+        return self.start
+
+    def parse(self, text: str) -> Hop:
+        """Returns the hop a text names."""
+        found = _HOP.fullmatch(text)
+        if found is None or found[1] == found[2]:
+            raise InvalidMoveError(text)
+        return Hop(index(found[1]), index(found[2]))
+
+    def generate(self, state: HopState) -> list[Hop]:
+        """Returns every affordable hop from an occupied square."""
+        return [Hop(s, t) for s in range(SIZE * SIZE) if state.counts[s]
+                for t in range(SIZE * SIZE) if t != s and distance(s, t) <= state.points]
+
+    def play(self, state: HopState, move: Hop) -> HopState:
+        """Returns the state after a hop."""
+        counts = list(state.counts)
+        counts[move.source] -= 1
+        counts[move.target] += 1
+        return HopState(tuple(counts), state.points - distance(move.source, move.target))
+
+    def explain(self, state: HopState, move: Hop) -> str:
+        """Returns why a hop is illegal."""
+        if not state.counts[move.source]:
+            return f"{name(move.source)} is empty"
+        cost = distance(move.source, move.target)
+        return f"{name(move.target)} is {cost} steps away but only {state.points} points are left"
+
+    def to_move(self, state: HopState) -> int | None:
+        """Returns player 1, always."""
+        return 1
+
+    def ply(self, state: HopState) -> int:
+        """Returns 0: plies are not counted."""
+        return 0
+
+    def outcome(self, state: HopState) -> Outcome | None:
+        """Returns None: the game never ends."""
+        return None
+
+    def scores(self, state: HopState) -> dict[str, Any]:
+        """Returns no scores."""
+        return {}
+
+    def counters(self, state: HopState) -> dict[str, int]:
+        """Returns no counters."""
+        return {}
+
+    def max_plies(self) -> int:
+        """Returns a bound for the protocol."""
+        return 100
+
+    def board(self, state: HopState) -> dict[str, Any]:
+        """Returns every square as a clear Large with its green Mediums."""
+        clear = {"kind": "pyramid", "colour": "clear", "size": "L", "locked": False}
+        green = {"kind": "pyramid", "colour": "green", "size": "M", "locked": False}
+        cells = {name(s): [clear] + [green] * count for s, count in enumerate(state.counts)}
+        return {"size": SIZE, "cells": cells, "off": {}}
+
+
+def seen_after(game: Game[Any, Any], state: Any, *moves: str) -> Observation:
+    """Returns a sure observation of the state after some moves."""
+    return Observation.certain("blockade", view_of(game, game.play_all(list(moves), state)))
+
+
+def look_alike() -> tuple[Hops, Belief]:
+    """Returns the fake game and the belief after a Medium appeared on b1: it came from a1
+    (3 points left) or from e1 (1 point left); both keep a Medium, so both look the same."""
+    game = Hops({"a1": 2, "e1": 2}, points=4)
+    start = game.initial_state()
+    reading, belief = Belief.start(game, start).read(seen_after(game, start, "a1-b1"))
+    assert (reading.kind, reading.moves, reading.rewind) == ("move", ("a1-b1",), 0)
+    return game, belief
+
+
+# -- the fake game -----------------------------------------------------------------------
+
+
+def test_read_change_alone_asks_about_look_alikes() -> None:
+    game = Hops({"a1": 2, "e1": 2}, points=4)
+    start = game.initial_state()
+    reading = read_change(game, start, seen_after(game, start, "a1-b1"))
+    assert (reading.kind, reading.same_view) == ("ambiguous", True)
+    assert reading.candidates == (("a1-b1",), ("e1-b1",))
+
+
+def test_the_belief_keeps_look_alikes_and_reports_one() -> None:
+    game, belief = look_alike()
+    assert not belief.certain and belief.reported == ("a1-b1",)
+    assert sorted(s.points for s in belief.states) == [1, 3]
+    assert belief.state.points == 3
+
+
+def test_a_move_legal_in_every_member_keeps_the_belief() -> None:
+    game, belief = look_alike()
+    reading, after = belief.read(seen_after(game, belief.state, "b1-c1"))
+    assert (reading.kind, reading.moves, reading.rewind) == ("move", ("b1-c1",), 0)
+    assert sorted(s.points for s in after.states) == [0, 2]
+    assert after.reported == ("a1-b1", "b1-c1")
+
+
+def test_the_camera_settles_the_belief_and_the_reading_rewrites_history() -> None:
+    game, belief = look_alike()
+    truth = game.play_all(["e1-b1", "e1-d1"])  # e1 is left empty: only the e1 member agrees
+    reading, after = belief.read(Observation.certain("blockade", view_of(game, truth)))
+    assert (reading.kind, reading.rewind, reading.moves) == ("move", 1, ("e1-b1", "e1-d1"))
+    assert after.certain and after.state == truth and after.reported == ()
+
+
+def test_it_asks_when_the_next_move_is_legal_only_in_some_members() -> None:
+    game, belief = look_alike()
+    reading, after = belief.read(seen_after(game, belief.state, "b1-d1"))  # costs 2 points
+    assert (reading.kind, reading.same_view, reading.rewind) == ("ambiguous", True, 1)
+    assert reading.candidates == (("a1-b1", "b1-d1"),)
+    assert "legal only after some of them" in reading.reason
+    assert after is belief
+    chosen = belief.choose(reading.candidates[0], reading.rewind)
+    assert chosen.certain and chosen.state == game.play_all(["a1-b1", "b1-d1"])
+
+
+def test_it_asks_rather_than_keep_more_than_the_bound() -> None:
+    sources = [name(s) for s in range(SIZE * SIZE) if s != index("c3")][: MAX_STATES + 1]
+    game = Hops(dict.fromkeys(sources, 2), points=8)
+    start = game.initial_state()
+    reading, belief = Belief.start(game, start).read(seen_after(game, start, "a1-c3"))
+    assert reading.kind == "ambiguous" and len(reading.candidates) == MAX_STATES + 1
+    assert f"more than {MAX_STATES} positions" in reading.reason and belief.certain
+    few = Hops(dict.fromkeys(sources[:MAX_STATES], 2), points=8)
+    reading, belief = Belief.start(few, few.initial_state()).read(
+        seen_after(few, few.initial_state(), "a1-c3"))
+    assert reading.kind == "move" and len(belief.states) == MAX_STATES
+
+
+def test_an_unchanged_board_and_an_illegal_change_keep_the_belief() -> None:
+    game, belief = look_alike()
+    assert belief.read(seen_after(game, belief.state))[1] is belief
+    far = Observation.certain("blockade", {**view_of(game, belief.state), "a1": "clear-L",
+                                           "e5": "green-M/clear-L"})
+    reading, after = belief.read(far)
+    assert (reading.kind, reading.physical) == ("illegal", ("a1-e5",)) and after is belief
+    assert reading.reason == "e5 is 4 steps away but only 3 points are left"
+
+
+def test_moves_from_events_apply_to_every_member_that_allows_them() -> None:
+    game, belief = look_alike()
+    after = belief.play("b1-d1")  # 2 points: only the a1 member can pay
+    assert after.certain and after.state == game.play_all(["a1-b1", "b1-d1"])
+    with pytest.raises(IllegalMoveError, match="only 3 points are left"):
+        belief.play("a1-e5")
+    with pytest.raises(ValueError, match="cannot take back 2 moves: 1 were reported"):
+        belief.choose(["a1-b1"], rewind=2)
+
+
+# -- Blockade ----------------------------------------------------------------------------
+
+
+def test_a_blockade_small_joining_a_look_alike_stack_is_carried() -> None:
+    game = get_game("blockade")
+    state = game.play_all(["roll:b2g2"])
+    truth = game.apply(state, "d3-d5")
+    reading, belief = Belief.start(game, state).read(seen_after(game, state, "d3-d5"))
+    assert reading.kind == "move" and len(belief.states) == 4 and truth in belief.states
+
+
+def test_seeded_blockade_games_keep_the_truth_in_the_belief() -> None:
+    game, rng = get_game("blockade"), random.Random(12)
+    truth = start = game.initial_state()
+    belief, history = Belief.start(game, truth), []
+    asked = carried = reads = 0
+    for _ in range(120):
+        seen_moves = visible_moves(game, truth) if truth.points is not None else []
+        move = rng.choice(seen_moves) if seen_moves and rng.random() < 0.8 else None
+        if move is None:  # a roll or `end`: events, not the camera
+            move = rng.choice(game.legal(truth)) if truth.points is None else "end"
+            truth, belief = game.apply(truth, move), belief.play(move)
+            history.append(move)
+            continue
+        after = game.apply(truth, move)
+        seen = noisy_observation("blockade", view_of(game, after), rng,
+                                 previous=view_of(game, truth), mislabelled=0)
+        reading, belief = belief.read(seen)
+        truth, reads = after, reads + 1
+        if reading.kind == "ambiguous":
+            asked += 1
+            belief, start, history = Belief.start(game, truth), truth, []  # players confirmed
+            continue
+        assert reading.kind == "move", reading
+        del history[len(history) - reading.rewind:]
+        history.extend(reading.moves)
+        assert truth in belief.states
+        assert game.play_all(history, start) == belief.state  # the history stays replayable
+        carried += not belief.certain
+        if belief.certain:
+            assert belief.state == truth
+    # random players pile Smalls on look-alike Smalls far more than real ones: asks stay rare
+    assert carried >= 10 and 0 < asked * 4 <= reads

@@ -1,0 +1,205 @@
+"""A belief: the states the camera cannot tell apart, kept until later observations settle them.
+
+When several legal moves explain what is seen equally well and lead to different states with
+the same expected view, `read_change` alone must ask. A Belief keeps every such state instead
+(at most MAX_STATES), reports one of them, and narrows on later observations.
+
+Where this happens in the five games:
+- Blockade: a Small put on a stack already topped by a Small of its colour (or a Medium on a
+  Medium) leaves that stack's view unchanged, so the camera sees the piece leave its square
+  but not which look-alike stack it joined; the states differ in the stacks and in the points
+  left. (A move that changes no view at all is not read: see vision/infer.py.)
+- BLOCK.BLOCK: none. Labels carry the column height and the board is a height map with no
+  holes (RULES.md house rule), so the grown columns give a placement's cells exactly, and the
+  cells give the shape.
+- Block Arena: none. One move moves one block or meeple, every cell of a block shows its colour
+  and orientation, and two readings of the same lying cells as different block pairs would
+  differ in at least two blocks.
+- Tuned and Block (PT): none. Every animal, tile and pawn is visible, so different moves give
+  different views.
+
+When it asks (an `ambiguous` reading; the belief does not change until the players answer
+with `choose`): when the change is explained in some members and, in another member, every
+way to make it is illegal (the next move's legality differs and the camera cannot settle it);
+when the winning explanations look different but are within the margin (as read_change asks);
+and when keeping every look-alike would exceed MAX_STATES. A member whose own result of the winning
+moves looks different from what is seen is dropped silently: the camera settled it.
+
+Readings are relative to what was reported: each `move` reading plays the moves of one member
+(preferably the one already reported); when the belief later settles on another member, the
+reading has `rewind` = the number of moves reported since the belief's anchor, and `moves` is
+that member's whole path since the anchor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from rules.core import Game, IllegalMoveError
+from vision.infer import (
+    UNCLEAR,
+    Entry,
+    Reading,
+    Scorer,
+    Settings,
+    Verdict,
+    ask_reading,
+    distinct_moves,
+    explanations,
+    illegal_reading,
+    judge,
+    move_reading,
+    referee_reason,
+    scorer_for,
+)
+from vision.observation import Observation
+
+MAX_STATES = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One state the belief holds, and the moves that lead to it from the anchor."""
+
+    state: Any = field(compare=False)
+    path: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Belief:
+    """The states consistent with everything seen since the last certain state (the anchor)."""
+
+    game: Game[Any, Any]
+    anchor: Any
+    members: tuple[Member, ...]
+    reported: tuple[str, ...] = ()
+    settings: Settings = Settings()
+
+    @classmethod
+    def start(cls, game: Game[Any, Any], state: Any, settings: Settings | None = None) -> Belief:
+        """Returns the certain belief in one state."""
+        return cls(game, state, (Member(state),), (), settings or Settings())
+
+    @property
+    def certain(self) -> bool:
+        """Tells whether the belief holds a single state."""
+        return len(self.members) == 1
+
+    @property
+    def states(self) -> tuple[Any, ...]:
+        """Returns the states the belief holds."""
+        return tuple(member.state for member in self.members)
+
+    @property
+    def state(self) -> Any:
+        """Returns the reported state (the member whose path was reported)."""
+        return next((m.state for m in self.members if m.path == self.reported),
+                    self.members[0].state)
+
+    # -- observations ------------------------------------------------------------------------
+
+    def read(self, seen: Observation) -> tuple[Reading, Belief]:
+        """Returns the reading of an observation and the belief after it (the same belief for
+        none, illegal and ambiguous readings)."""
+        scorer = scorer_for(self.game, self.state, seen, self.settings)
+        if not scorer.changed:
+            return Reading("none", frame=seen.frame), self
+        entries = [Entry(index, hypothesis) for index, member in enumerate(self.members)
+                   for hypothesis in explanations(self.game, member.state, scorer, self.settings)]
+        verdict = judge(entries, self.settings)
+        if verdict.kind == "illegal":
+            return illegal_reading(self.game, self.state, scorer, verdict), self
+        if verdict.kind == "ambiguous":
+            return self._ask(verdict, scorer, UNCLEAR, same_view=False), self
+        return self._narrow(verdict, scorer)
+
+    def _narrow(self, verdict: Verdict, scorer: Scorer) -> tuple[Reading, Belief]:
+        """Returns the move reading and the narrowed belief, or an ask when it cannot pick."""
+        if self._legality_differs(verdict):
+            reason = ("the camera could not tell which look-alike move happened earlier, and "
+                      "this move is legal only after some of them")
+            return self._ask(verdict, scorer, reason, same_view=True, whole=True), self
+        kept = self._successors(verdict)
+        if len(kept) > MAX_STATES:
+            reason = f"more than {MAX_STATES} positions look the same"
+            return self._ask(verdict, scorer, reason, same_view=True), self
+        chosen = next((pair for pair in kept if pair[0] == self.reported), kept[0])
+        reading = self._move_reading(chosen, verdict, scorer)
+        return reading, self._after(tuple(member for _, member in kept), chosen[1])
+
+    def _legality_differs(self, verdict: Verdict) -> bool:
+        """Tells whether, in some member that does not explain the change, every winning
+        sequence of moves is illegal (then the camera cannot rule that member out)."""
+        explained = {entry.member for entry in verdict.entries}
+        sequences = distinct_moves(verdict.entries)
+        return any(all(referee_reason(self.game, member.state, moves) is not None
+                       for moves in sequences)
+                   for index, member in enumerate(self.members) if index not in explained)
+
+    def _successors(self, verdict: Verdict) -> list[tuple[tuple[str, ...], Member]]:
+        """Returns (old path, new member) for each distinct state the winning entries reach."""
+        kept: dict[Any, tuple[tuple[str, ...], Member]] = {}
+        for entry in verdict.entries:
+            old = self.members[entry.member].path
+            hypothesis = entry.hypothesis
+            kept.setdefault(hypothesis.state,
+                            (old, Member(hypothesis.state, old + hypothesis.moves)))
+        return list(kept.values())
+
+    def _move_reading(self, chosen: tuple[tuple[str, ...], Member], verdict: Verdict,
+                      scorer: Scorer) -> Reading:
+        """Returns the move reading of the chosen member, rewinding if its past was not reported."""
+        old, member = chosen
+        if old == self.reported:
+            return move_reading(member.path[len(old):], scorer, verdict)
+        return move_reading(member.path, scorer, verdict, rewind=len(self.reported))
+
+    def _after(self, members: tuple[Member, ...], chosen: Member) -> Belief:
+        """Returns the belief holding members, re-anchored when only one is left."""
+        if len(members) == 1:
+            return Belief.start(self.game, members[0].state, self.settings)
+        return Belief(self.game, self.anchor, members, chosen.path, self.settings)
+
+    def _ask(self, verdict: Verdict, scorer: Scorer, reason: str, same_view: bool,
+             whole: bool = False) -> Reading:
+        """Returns an ambiguous reading over the entries' paths: relative to what was reported
+        when every path extends it and `whole` is not asked for, else whole paths since the
+        anchor, after taking back every reported move."""
+        paths = tuple(dict.fromkeys(self.members[e.member].path + e.hypothesis.moves
+                                    for e in verdict.entries))
+        done = len(self.reported)
+        if not whole and all(path[:done] == self.reported for path in paths):
+            paths, rewind = tuple(path[done:] for path in paths), 0
+        else:
+            rewind = done
+        return ask_reading(paths, reason, same_view, scorer, verdict, rewind)
+
+    # -- moves that do not come from the camera ------------------------------------------------
+
+    def play(self, move: str) -> Belief:
+        """Returns the belief after a move from an event (a roll, `end`, a pass) or the players:
+        members where it is illegal are dropped; raises IllegalMoveError if it is illegal in all."""
+        kept: list[Member] = []
+        error: IllegalMoveError | None = None
+        for member in self.members:
+            try:
+                after = self.game.apply(member.state, move)
+            except IllegalMoveError as illegal:
+                error = error or illegal
+                continue
+            kept.append(Member(after, member.path + (str(self.game.coerce(move)),)))
+        if not kept:
+            assert error is not None
+            raise error
+        reported = self.reported + (str(self.game.coerce(move)),)
+        chosen = next((m for m in kept if m.path == reported), kept[0])
+        return self._after(tuple(kept), chosen)
+
+    def choose(self, moves: Sequence[str], rewind: int = 0) -> Belief:
+        """Returns the certain belief after the players confirm a reading: take back `rewind`
+        reported moves, then play `moves` (raises a RulesError if that is not legal)."""
+        if not 0 <= rewind <= len(self.reported):
+            raise ValueError(f"cannot take back {rewind} moves: {len(self.reported)} were reported")
+        path = self.reported[: len(self.reported) - rewind] + tuple(moves)
+        return Belief.start(self.game, self.game.play_all(list(path), self.anchor), self.settings)

@@ -1,0 +1,439 @@
+"""Reading moves: which legal move explains the change between the expected view and what is seen.
+
+`read_change(game, state, seen)` compares an Observation with the expected view of the current
+state and of every legal move's result (vision/expect.py) and returns a Reading:
+
+- `none`: nothing clearly changed (no cell's reading contradicts its expected label by
+  `cell_margin` nats). Moves that change nothing the camera sees (Blockade's rolls and `end`,
+  a pass, a Medium moved between two stacks topped by Mediums of its colour) are never read
+  from the camera: they come from events; `invisible_moves` lists them.
+- `move`: one explanation fits (no changed cell left contradicted, no explained cell
+  contradicted) and beats every explanation that looks different by `margin` nats.
+- `ambiguous`: several explanations are within the margin (`same_view=False`), or several lead to
+  the same view but to different states (`same_view=True`: the camera can never tell them
+  apart; vision/belief.py carries such readings instead of asking).
+- `illegal`: the board clearly changed and no legal move fits: the reading names the closest
+  legal explanation, the physical move the changed cells suggest (squares that lost a piece to
+  squares that gained one, in the game's notation) and the referee's reason why it is illegal.
+
+Scoring: a hypothesis's log-likelihood is the sum over cells of log(max(p(expected label),
+epsilon)). Only cells whose label differs from the current view matter, so each hypothesis is
+scored by its difference from the no-change hypothesis, and each (cell, label) term is computed
+once. Only moves that leave or reach a cell still unexplained are tried. Blockade players move
+several pieces in a turn: when no single move fits, sequences of up to 3 piece moves are tried,
+extending only partial sequences that explained changed cells without spoiling any (the `beam`
+explaining most, then scoring best); among sequences that look the same the shortest are kept,
+so one piece moved twice between two still frames reads as one move.
+Pure: no OpenCV, no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, Literal, Mapping, Sequence
+
+from rules.core import Game, IllegalMoveError, InvalidMoveError
+from vision.expect import expected_view, suggested_moves
+from vision.observation import Observation
+
+Kind = Literal["none", "move", "ambiguous", "illegal"]
+Diff = tuple[tuple[str, str], ...]
+
+SEQUENCE_LENGTHS: dict[str, int] = {"blockade": 3}  # piece moves per observation; others 1
+MAX_SEQUENCE = 3
+
+
+class ReadError(ValueError):
+    """Raised for bad input to the inference: settings, or an observation of another game."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The inference's tunable numbers (log-likelihoods in nats)."""
+
+    margin: float = 3.0  # a move must beat every different-looking explanation by this
+    cell_margin: float = 2.0  # a cell contradicts a label when its reading favours another by this
+    epsilon: float = 1e-4  # the floor of a label's probability
+    max_moves: int | None = None  # moves per observation; None: SEQUENCE_LENGTHS, else 1
+    beam: int = 4  # partial sequences kept per depth
+
+    def __post_init__(self) -> None:
+        for name in ("margin", "cell_margin", "epsilon"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ReadError(f"{name} must be a positive number, not {value!r}")
+        if not self.epsilon < 0.5:
+            raise ReadError(f"epsilon must be below 0.5, not {self.epsilon!r}")
+        if self.max_moves is not None and self.max_moves not in range(1, MAX_SEQUENCE + 1):
+            raise ReadError(
+                f"max_moves must be 1 to {MAX_SEQUENCE} or None, not {self.max_moves!r}")
+        if isinstance(self.beam, bool) or not isinstance(self.beam, int) or self.beam < 1:
+            raise ReadError(f"beam must be a whole number >= 1, not {self.beam!r}")
+
+    def sequence_length(self, game: str) -> int:
+        """Returns how many moves one observation may hold for a game."""
+        return self.max_moves or SEQUENCE_LENGTHS.get(game, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What the camera says happened. For `move`, take back the last `rewind` accepted moves (a
+    belief found that an earlier reading was another of its look-alikes) and play `moves` in
+    order; for `ambiguous`, the players confirm one of `candidates` (each a sequence of moves,
+    played after the same `rewind`)."""
+
+    kind: Kind
+    moves: tuple[str, ...] = ()
+    candidates: tuple[tuple[str, ...], ...] = ()
+    rewind: int = 0
+    same_view: bool = False
+    closest: tuple[str, ...] = ()
+    physical: tuple[str, ...] = ()
+    reason: str = ""
+    changed: tuple[str, ...] = ()
+    margin: float | None = None
+    frame: int | None = None
+
+    @property
+    def move(self) -> str | None:
+        """Returns the move of a one-move reading, else None."""
+        return self.moves[0] if self.kind == "move" and len(self.moves) == 1 else None
+
+    def message(self) -> str:
+        """Returns a one-line text for the players (the alert for ambiguous and illegal)."""
+        if self.kind == "none":
+            return "no change"
+        if self.kind == "move":
+            return "move " + " ".join(self.moves)
+        if self.kind == "ambiguous":
+            options = " or ".join(" ".join(c) for c in self.candidates)
+            return f"confirm the move: {options} ({self.reason})"
+        physical = " ".join(self.physical) or "this change"
+        closest = f" (closest legal: {' '.join(self.closest)})" if self.closest else ""
+        return f"illegal move {physical}: {self.reason}{closest}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """Returns the reading as JSON-ready data."""
+        return {
+            "kind": self.kind, "moves": list(self.moves),
+            "candidates": [list(c) for c in self.candidates], "rewind": self.rewind,
+            "same_view": self.same_view, "closest": list(self.closest),
+            "physical": list(self.physical), "reason": self.reason,
+            "changed": list(self.changed), "margin": self.margin, "frame": self.frame,
+            "message": self.message(),
+        }
+
+
+# -- scoring -----------------------------------------------------------------------------------
+
+
+class Scorer:
+    """Scores views against one observation, relative to the current view (terms cached)."""
+
+    def __init__(self, seen: Observation, current: Mapping[str, str], settings: Settings) -> None:
+        self.seen = seen
+        self.current = current
+        self._floor = settings.epsilon
+        self._cell_margin = settings.cell_margin
+        self._terms: dict[tuple[str, str], float] = {}
+        self.changed: tuple[str, ...] = tuple(
+            square for square, label in current.items() if self.contradicts(square, label)
+        )
+
+    def term(self, square: str, label: str) -> float:
+        """Returns log(max(p(label), epsilon)) at a square."""
+        key = (square, label)
+        value = self._terms.get(key)
+        if value is None:
+            value = math.log(max(self.seen.cells[square].probability(label), self._floor))
+            self._terms[key] = value
+        return value
+
+    def contradicts(self, square: str, label: str) -> bool:
+        """Tells whether a square's reading favours another label over this one by the margin."""
+        best = self.term(square, self.seen.cells[square].label)
+        return best - self.term(square, label) >= self._cell_margin
+
+    def diff(self, view: Mapping[str, str]) -> Diff:
+        """Returns the (square, label) pairs where a view differs from the current one."""
+        current = self.current
+        return tuple((square, label) for square, label in view.items() if label != current[square])
+
+    def judge(self, diff: Diff) -> tuple[float, frozenset[str]]:
+        """Returns a view's score over no change and the squares it leaves contradicted."""
+        score = sum(self.term(s, label) - self.term(s, self.current[s]) for s, label in diff)
+        touched = {square for square, _ in diff}
+        misfit = {square for square, label in diff if self.contradicts(square, label)}
+        misfit.update(square for square in self.changed if square not in touched)
+        return score, frozenset(misfit)
+
+
+@dataclass(frozen=True, slots=True)
+class Hypothesis:
+    """One explanation: the moves, the state they lead to, its view's difference and fit."""
+
+    moves: tuple[str, ...]
+    state: Any = field(compare=False)
+    diff: Diff
+    score: float
+    misfit: frozenset[str]
+    gain: float = 0.0  # score over the sequence one move shorter
+
+    @property
+    def fits(self) -> bool:
+        """Tells whether the view explains every changed cell and contradicts none."""
+        return not self.misfit and self.score > 0.0
+
+
+def view_of(game: Game[Any, Any], state: Any) -> dict[str, str]:
+    """Returns the expected view of a game state."""
+    return expected_view(game.name, game.board(state))
+
+
+def scorer_for(game: Game[Any, Any], state: Any, seen: Observation,
+               settings: Settings) -> Scorer:
+    """Returns the scorer of an observation against a state, or raises ReadError."""
+    if not isinstance(seen, Observation):
+        raise ReadError(f"expected an Observation, got {type(seen).__name__}")
+    if seen.game != game.name:
+        raise ReadError(f"the observation is of {seen.game}, but the game is {game.name}")
+    current = view_of(game, state)
+    if set(current) != set(seen.cells):
+        raise ReadError(f"the observation has a {seen.size}x{seen.size} grid, but the "
+                        f"{game.name} board has {len(current)} squares")
+    return Scorer(seen, current, settings)
+
+
+def _squares(game: Game[Any, Any], move: Any) -> set[str]:
+    """Returns the squares a move leaves or reaches."""
+    left, reached = game.squares(move)
+    return {*left, *reached}
+
+
+def _children(game: Game[Any, Any], parent: Hypothesis, scorer: Scorer, seen: set[Any],
+              spoilers: frozenset[str]) -> Iterator[Hypothesis]:
+    """Yields the parent's sequence extended by each legal move that touches a cell the parent
+    leaves unexplained and shows something new, once per state not met before; a move known
+    to spoil a cell outside the change is skipped unless the parent's moves touched its squares."""
+    touched = {square for text in parent.moves for square in _squares(game, text)}
+    for move in game.legal_moves(parent.state):
+        squares = _squares(game, move)
+        if parent.misfit.isdisjoint(squares) or (
+                str(move) in spoilers and touched.isdisjoint(squares)):
+            continue
+        state = game.play(parent.state, move)
+        known = len(seen)
+        seen.add(state)
+        if len(seen) == known:
+            continue
+        diff = scorer.diff(view_of(game, state))
+        if diff == parent.diff:
+            continue  # the camera cannot see this move
+        score, misfit = scorer.judge(diff)
+        yield Hypothesis(parent.moves + (str(move),), state, diff, score, misfit,
+                         score - parent.score)
+
+
+def _extendable(child: Hypothesis, parent: Hypothesis) -> bool:
+    """Tells whether a partial sequence is worth another move: it fixed changed cells, spoiled
+    none, and the fit improved."""
+    return bool(child.misfit) and child.misfit < parent.misfit and child.gain > 0.0
+
+
+def explanations(game: Game[Any, Any], state: Any, scorer: Scorer,
+                 settings: Settings) -> list[Hypothesis]:
+    """Returns every scored explanation of the change: legal moves, or short sequences when no
+    shorter explanation fits (each state once, by its first sequence). Single moves that
+    contradict a cell outside the change are not tried again later in a sequence, unless an
+    earlier move of it touched their squares."""
+    root = Hypothesis((), state, (), 0.0, frozenset(scorer.changed))
+    found: list[Hypothesis] = []
+    frontier, seen, spoilers = [root], {state}, frozenset[str]()
+    for depth in range(settings.sequence_length(game.name)):
+        pairs = [(c, p) for p in frontier for c in _children(game, p, scorer, seen, spoilers)]
+        found.extend(child for child, _ in pairs)
+        if any(child.fits for child, _ in pairs):
+            break
+        if depth == 0:
+            spoilers = frozenset(c.moves[0] for c, _ in pairs if not c.misfit <= root.misfit)
+        promising = [child for child, parent in pairs if _extendable(child, parent)]
+        frontier = sorted(promising, key=lambda c: (len(c.misfit), -c.score))[: settings.beam]
+    return found
+
+
+# -- judging -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """An explanation from one member of a belief (member 0 when there is no belief)."""
+
+    member: int
+    hypothesis: Hypothesis
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The outcome of judging: the kind, the entries it rests on, and the winning margin."""
+
+    kind: Kind
+    entries: tuple[Entry, ...]
+    margin: float | None
+
+
+def _groups(entries: Sequence[Entry]) -> list[list[Entry]]:
+    """Returns the entries grouped by view, best score first (stable)."""
+    groups: dict[Diff, list[Entry]] = {}
+    for entry in entries:
+        groups.setdefault(entry.hypothesis.diff, []).append(entry)
+    return sorted(groups.values(), key=lambda group: -group[0].hypothesis.score)
+
+
+def _shortest(group: Sequence[Entry]) -> tuple[Entry, ...]:
+    """Returns the entries of a group with the fewest moves."""
+    fewest = min(len(entry.hypothesis.moves) for entry in group)
+    return tuple(entry for entry in group if len(entry.hypothesis.moves) == fewest)
+
+
+def judge(entries: Sequence[Entry], settings: Settings) -> Verdict:
+    """Returns which explanation wins: one view, several within the margin, or none that fits."""
+    ranked = _groups(entries)
+    fitting = [group for group in ranked if group[0].hypothesis.fits]
+    if not fitting:
+        return Verdict("illegal", tuple(ranked[0]) if ranked else (), None)
+    best = fitting[0]
+    top = best[0].hypothesis.score
+    others = [group[0].hypothesis.score for group in ranked if group is not best]
+    margin = top - max(others) if others else None
+    rivals = [e for group in ranked if group is not best
+              for e in group if e.hypothesis.score >= top - settings.margin]
+    if rivals:
+        return Verdict("ambiguous", _shortest(best) + tuple(rivals), margin)
+    return Verdict("move", _shortest(best), margin)
+
+
+def distinct_states(entries: Iterable[Entry]) -> list[Entry]:
+    """Returns the entries leading to different states, first of each kept."""
+    kept: dict[Any, Entry] = {}
+    for entry in entries:
+        kept.setdefault(entry.hypothesis.state, entry)
+    return list(kept.values())
+
+
+def distinct_moves(entries: Iterable[Entry]) -> tuple[tuple[str, ...], ...]:
+    """Returns the entries' move sequences without repeats, in order."""
+    return tuple(dict.fromkeys(entry.hypothesis.moves for entry in entries))
+
+
+# -- the physical move behind an illegal change ------------------------------------------------
+
+
+def _parses(game: Game[Any, Any], moves: Sequence[str]) -> bool:
+    """Tells whether every text of a sequence is a move in the game's notation."""
+    try:
+        for text in moves:
+            game.parse(text)
+    except InvalidMoveError:
+        return False
+    return True
+
+
+def physical_moves(game: Game[Any, Any], state: Any, seen: Observation,
+                   squares: Sequence[str]) -> tuple[str, ...]:
+    """Returns the moves, in the game's notation, that the seen change of some squares suggests
+    (squares that lost a piece to squares that gained one); () when none can be written."""
+    after = {square: seen.cells[square].label for square in squares}
+    candidates = suggested_moves(game.name, game.board(state), after)
+    return next((moves for moves in candidates if _parses(game, moves)),
+                candidates[0] if candidates else ())
+
+
+def referee_reason(game: Game[Any, Any], state: Any, moves: Sequence[str]) -> str | None:
+    """Returns the referee's reason why a sequence of moves is illegal, or None if it is legal."""
+    try:
+        for text in moves:
+            state = game.apply(state, text)
+    except (IllegalMoveError, InvalidMoveError) as error:
+        return error.reason
+    return None
+
+
+def illegal_reading(game: Game[Any, Any], state: Any, scorer: Scorer, verdict: Verdict) -> Reading:
+    """Returns the illegal reading: the closest legal explanation, the physical move, the reason."""
+    changed = scorer.changed
+    physical = physical_moves(game, state, scorer.seen, changed)
+    reason = referee_reason(game, state, physical) if physical else None
+    if reason is None:
+        where = ", ".join(changed)
+        reason = (f"the board changed on {where} in a way no legal move explains" if not physical
+                  else f"{' '.join(physical)} would be legal, but the board on {where} "
+                       "does not show its result")
+    closest = verdict.entries[0].hypothesis.moves if verdict.entries else ()
+    return Reading("illegal", closest=closest, physical=physical, reason=reason,
+                   changed=changed, frame=scorer.seen.frame)
+
+
+# -- the reading -------------------------------------------------------------------------------
+
+
+def move_reading(moves: tuple[str, ...], scorer: Scorer, verdict: Verdict,
+                 rewind: int = 0) -> Reading:
+    """Returns a move reading (after taking back `rewind` reported moves)."""
+    return Reading("move", moves=moves, rewind=rewind, changed=scorer.changed,
+                   margin=verdict.margin, frame=scorer.seen.frame)
+
+
+def ask_reading(candidates: tuple[tuple[str, ...], ...], reason: str, same_view: bool,
+                scorer: Scorer, verdict: Verdict, rewind: int = 0) -> Reading:
+    """Returns an ambiguous reading: the players confirm one of the candidates."""
+    return Reading("ambiguous", candidates=candidates, rewind=rewind, same_view=same_view,
+                   reason=reason, changed=scorer.changed, margin=verdict.margin,
+                   frame=scorer.seen.frame)
+
+
+UNCLEAR = "the camera cannot tell these moves apart well enough"
+LOOK_ALIKE = "these moves look the same from above"
+
+
+def reading_for(game: Game[Any, Any], state: Any, scorer: Scorer, verdict: Verdict) -> Reading:
+    """Returns the reading a verdict gives for one state (no belief)."""
+    if verdict.kind == "illegal":
+        return illegal_reading(game, state, scorer, verdict)
+    candidates = distinct_moves(verdict.entries)
+    if verdict.kind == "ambiguous":
+        return ask_reading(candidates, UNCLEAR, False, scorer, verdict)
+    if len(distinct_states(verdict.entries)) > 1:
+        return ask_reading(candidates, LOOK_ALIKE, True, scorer, verdict)
+    return move_reading(verdict.entries[0].hypothesis.moves, scorer, verdict)
+
+
+def read_change(game: Game[Any, Any], state: Any, seen: Observation,
+                settings: Settings | None = None) -> Reading:
+    """Returns the reading that explains the change from the state's expected view to what is
+    seen now (see the module docstring); raises ReadError for bad input."""
+    settings = settings or Settings()
+    scorer = scorer_for(game, state, seen, settings)
+    if not scorer.changed:
+        return Reading("none", frame=seen.frame)
+    hypotheses = explanations(game, state, scorer, settings)
+    verdict = judge([Entry(0, hypothesis) for hypothesis in hypotheses], settings)
+    return reading_for(game, state, scorer, verdict)
+
+
+def _by_sight(game: Game[Any, Any], state: Any, seen: bool) -> tuple[str, ...]:
+    """Returns the legal moves that change some cell's expected view (seen) or none (not)."""
+    current = view_of(game, state)
+    return tuple(str(move) for move in game.legal_moves(state)
+                 if (view_of(game, game.play(state, move)) != current) == seen)
+
+
+def visible_moves(game: Game[Any, Any], state: Any) -> tuple[str, ...]:
+    """Returns the legal moves the camera can see (they change some cell's expected view)."""
+    return _by_sight(game, state, True)
+
+
+def invisible_moves(game: Game[Any, Any], state: Any) -> tuple[str, ...]:
+    """Returns the legal moves that change no cell's expected view (the camera cannot see them:
+    rolls, `end`, passes, hidden shuffles); they must come from events or the players."""
+    return _by_sight(game, state, False)
