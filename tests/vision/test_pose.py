@@ -1,0 +1,59 @@
+"""Tests of the camera place estimate and parallax projection against a known camera."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.board import BoardView
+from vision.kit import kit_named
+from vision.pose import CameraPlace, PoseError, image_points, locate_camera
+from vision.render.camera import CameraSpec, pose
+
+KIT = kit_named()
+MAT = KIT.mat("block-arena", "9x9")
+CENTRE = (MAT.side_mm / 2, MAT.side_mm / 2)
+
+
+def view_of(spec: CameraSpec) -> tuple[BoardView, object]:
+    """Returns a board view from a renderer camera's exact plane homography, and the camera."""
+    camera = pose(spec, CENTRE)
+    return BoardView(KIT, MAT, camera.plane_homography(), spec.size), camera
+
+
+@pytest.mark.parametrize("height, tilt, azimuth", [(450, 0, 0), (600, 12, 40), (800, 20, 200)])
+def test_exact_lens_gives_the_true_centre(height: float, tilt: float, azimuth: float) -> None:
+    spec = CameraSpec(height_mm=height, tilt_deg=tilt, azimuth_deg=azimuth, hfov_deg=55.0)
+    view, camera = view_of(spec)
+    place = locate_camera(view, hfov_deg=55.0)
+    assert np.allclose(place.centre, camera.centre, atol=1.0)  # type: ignore[attr-defined]
+
+
+def test_wrong_fov_prior_still_projects_tops_near_the_truth() -> None:
+    spec = CameraSpec(height_mm=600, tilt_deg=15, azimuth_deg=70, hfov_deg=68.0, size=(1280, 960))
+    view, camera = view_of(spec)
+    place = locate_camera(view)  # assumes 60 degrees
+    tops = np.array([[16.0, 16.0, 62.0], [272.0, 272.0, 62.0], [144.0, 16.0, 30.0]])
+    truth = camera.project_ideal(tops)  # type: ignore[attr-defined]
+    error = np.linalg.norm(image_points(view, place, tops) - truth, axis=1)
+    shift = np.linalg.norm(view.to_image(tops[:, :2]) - truth, axis=1)
+    assert np.all(error < 0.35 * shift + 1.0)
+
+
+def test_ground_points_map_exactly() -> None:
+    view, _ = view_of(CameraSpec(height_mm=700, tilt_deg=10))
+    place = locate_camera(view)
+    ground = np.array([[0.0, 0.0, 0.0], [100.0, 200.0, 0.0]])
+    assert np.allclose(image_points(view, place, ground), view.to_image(ground[:, :2]))
+
+
+def test_parallax_pushes_tops_away_from_the_nadir() -> None:
+    place = CameraPlace((100.0, 100.0, 600.0), 800.0)
+    moved = place.to_mat(np.array([[200.0, 100.0, 60.0]]))
+    assert moved[0, 0] == pytest.approx(100.0 + 100.0 * 600.0 / 540.0)
+
+
+def test_a_mirrored_homography_is_refused() -> None:
+    view = BoardView(KIT, MAT, np.diag([1.0, 1.0, 0.0]), (640, 480))
+    with pytest.raises(PoseError):
+        locate_camera(view)

@@ -1,0 +1,128 @@
+"""A still frame prepared for observing: white-balanced from the mat, in Lab, sampled in 3D.
+
+Colours are normalised against the printed mat itself: the off-white margin around the grid
+(away from the markers) is sampled on every still frame and per-channel gains map its median to
+the mat's nominal colour, so warm or cool light, dim or bright, reads the same. Samples are
+taken at 3D board points (mm, z up) through the camera place, so a piece's top is read where it
+really appears rather than over its cell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.board import BoardView
+from vision.frames import Image, require_image
+from vision.kit import Kit, Mat
+from vision.pose import CameraPlace, image_points
+
+FloatArray = NDArray[np.float64]
+MAT_RGB = (235.0, 232.0, 225.0)
+MARGIN_BAND_MM = (14.0, 48.0)
+MARKER_CLEARANCE_MM = 6.0
+MIN_MARGIN_SAMPLES = 12
+
+
+class ObserveError(ValueError):
+    """Raised when a frame cannot be observed (no mat visible to balance against, bad input)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scene:
+    """One still frame ready to sample: balanced Lab image, board fix, camera place, mat."""
+
+    lab: NDArray[np.float32]
+    view: BoardView
+    place: CameraPlace
+    kit: Kit
+    mat: Mat
+    gains: tuple[float, float, float]
+
+    def sample(self, points: FloatArray) -> FloatArray:
+        """Returns the Lab colour (N x 3) seen at 3D board points (N x 3, mm), bilinear."""
+        pixels = image_points(self.view, self.place, np.asarray(points, np.float64).reshape(-1, 3))
+        return bilinear(self.lab, pixels)
+
+    def top_grid(self, centre: tuple[float, float], height_mm: float, half_mm: float,
+                 steps: int = 5) -> FloatArray:
+        """Returns Lab samples on a steps x steps grid of a horizontal square at a height."""
+        offsets = np.linspace(-half_mm, half_mm, steps)
+        xs, ys = np.meshgrid(centre[0] + offsets, centre[1] + offsets)
+        points = np.column_stack([xs.ravel(), ys.ravel(), np.full(xs.size, height_mm)])
+        return self.sample(points)
+
+    def cell_centre(self, square: str) -> tuple[float, float]:
+        """Returns the board mm centre of a square named in RULES.md notation."""
+        return self.mat.cell_centre(ord(square[0]) - ord("a"), int(square[1:]) - 1)
+
+    def squares(self) -> list[str]:
+        """Returns every square of the grid, a1 first, by file then rank."""
+        size = self.mat.cells
+        return [f"{chr(ord('a') + f)}{r + 1}" for f in range(size) for r in range(size)]
+
+
+def bilinear(image: NDArray[np.float32], pixels: FloatArray) -> FloatArray:
+    """Returns the image's values at sub-pixel positions (N x 2), clamped to the border."""
+    pts = np.asarray(pixels, np.float32).reshape(1, -1, 2)
+    mapped = cv2.remap(image, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR,
+                       borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(mapped.reshape(-1, image.shape[2]), np.float64)
+
+
+def margin_points(kit: Kit, mat: Mat, spacing_mm: float = 6.0) -> FloatArray:
+    """Returns board points in the mat's margin band, clear of every marker and the grid."""
+    side = mat.side_mm
+    low, high = MARGIN_BAND_MM
+    ticks = np.arange(-high, side + high + 1e-9, spacing_mm)
+    xs, ys = np.meshgrid(ticks, ticks)
+    points = np.column_stack([xs.ravel(), ys.ravel()])
+    outside = np.maximum(np.maximum(-points[:, 0], points[:, 0] - side),
+                         np.maximum(-points[:, 1], points[:, 1] - side))
+    keep = (outside >= low) & (outside <= high)
+    for corners in kit.marker_corners(mat).values():
+        lo = corners.min(axis=0) - MARKER_CLEARANCE_MM - kit_quiet_zone(kit)
+        hi = corners.max(axis=0) + MARKER_CLEARANCE_MM + kit_quiet_zone(kit)
+        keep &= ~np.all((points >= lo) & (points <= hi), axis=1)
+    return np.asarray(points[keep], np.float64)
+
+
+def kit_quiet_zone(kit: Kit) -> float:
+    """Returns the kit's white quiet zone around each marker, in mm (5 by default)."""
+    return float(kit.quiet_zone_mm)
+
+
+def mat_gains(frame: Image, view: BoardView, kit: Kit) -> tuple[float, float, float]:
+    """Returns per-channel (B, G, R) gains that bring the visible mat margin to its nominal colour."""
+    pixels = view.to_image(margin_points(kit, view.mat))
+    height, width = frame.shape[:2]
+    inside = (pixels[:, 0] >= 0) & (pixels[:, 0] < width - 1) & (pixels[:, 1] >= 0) & (pixels[:, 1] < height - 1)
+    if int(inside.sum()) < MIN_MARGIN_SAMPLES:
+        raise ObserveError("too little of the mat's margin is in view to balance the colours")
+    seen = bilinear(frame.astype(np.float32), pixels[inside])
+    median = np.median(seen, axis=0)
+    if np.any(median < 8.0):
+        raise ObserveError("the mat's margin is too dark to balance the colours")
+    nominal = np.array(MAT_RGB[::-1])
+    gains = nominal / median
+    return (float(gains[0]), float(gains[1]), float(gains[2]))
+
+
+def prepare(frame: Image, view: BoardView, place: CameraPlace, kit: Kit) -> Scene:
+    """Returns the frame white-balanced against the mat and converted to Lab, ready to sample."""
+    image = require_image(frame)
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise ObserveError("a colour (BGR) frame is needed to observe the pieces")
+    gains = mat_gains(image, view, kit)
+    balanced = np.clip(image.astype(np.float32) * np.array(gains, np.float32), 0, 255) / 255.0
+    lab = cv2.cvtColor(balanced.astype(np.float32), cv2.COLOR_BGR2LAB)
+    return Scene(np.asarray(lab, np.float32), view, place, kit, view.mat, gains)
+
+
+def rgb_to_lab(rgb: tuple[float, float, float]) -> FloatArray:
+    """Returns the Lab colour (OpenCV float scale: L 0-100) of an sRGB triple 0-255."""
+    pixel = np.array([[[rgb[2] / 255.0, rgb[1] / 255.0, rgb[0] / 255.0]]], np.float32)
+    return np.asarray(cv2.cvtColor(pixel, cv2.COLOR_BGR2LAB)[0, 0], np.float64)

@@ -1,0 +1,110 @@
+"""Where the camera is, from the board's homography: so cells are sampled where tops appear.
+
+A piece's top at height h does not appear over its cell: seen from the camera centre C, the
+point (x, y, h) lies on the ray that meets the mat at C + (P - C) * C_z / (C_z - h). With C known,
+any 3D point maps to the mat plane and then through the cached homography to frame pixels, so
+the homography stays the one source of truth and only C rests on the lens estimate. Without a
+lens calibration the focal length comes from a horizontal field of view prior (KIT.md's envelope
+is 50-70 degrees; 60 is the default): the error in C then scales the parallax, never the grid.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.board import BoardView
+
+FloatArray = NDArray[np.float64]
+DEFAULT_HFOV_DEG = 60.0
+MIN_CLEARANCE_MM = 20.0
+
+
+class PoseError(ValueError):
+    """Raised when no camera above the mat explains a homography."""
+
+
+@dataclass(frozen=True, slots=True)
+class CameraPlace:
+    """The camera centre in board mm (z above the mat) and the focal length used, in pixels."""
+
+    centre: tuple[float, float, float]
+    focal_px: float
+
+    def to_mat(self, points: FloatArray) -> FloatArray:
+        """Returns the mat-plane points (N x 2) that line up with 3D board points (N x 3)."""
+        cx, cy, cz = self.centre
+        pts = np.asarray(points, np.float64).reshape(-1, 3)
+        heights = np.minimum(pts[:, 2], cz - MIN_CLEARANCE_MM)
+        stretch = cz / (cz - heights)
+        return np.column_stack([cx + (pts[:, 0] - cx) * stretch, cy + (pts[:, 1] - cy) * stretch])
+
+
+def focal_from_hfov(width_px: int, hfov_deg: float) -> float:
+    """Returns the focal length in pixels of a lens with a horizontal field of view."""
+    return (width_px / 2.0) / math.tan(math.radians(hfov_deg) / 2.0)
+
+
+def focal_from_homography(homography: FloatArray, centre: tuple[float, float]) -> float | None:
+    """Returns the focal length (pixels) that makes the plane's axes orthonormal, if defined.
+
+    With square pixels and the principal point at `centre`, the two axis images h1, h2 satisfy
+    h1'Wh2 = 0 and h1'Wh1 = h2'Wh2 for W = diag(1/f^2, 1/f^2, 1) (Zhang); a view that looks
+    nearly straight down leaves f undetermined, and then None is returned.
+    """
+    shifted = np.array([[1.0, 0.0, -centre[0]], [0.0, 1.0, -centre[1]], [0.0, 0.0, 1.0]]) @ homography
+    (a1, b1, c1), (a2, b2, c2) = shifted[:, 0], shifted[:, 1]
+    first = np.array([a1 * a2 + b1 * b2, a1 * a1 + b1 * b1 - a2 * a2 - b2 * b2])
+    second = np.array([c1 * c2, c1 * c1 - c2 * c2])
+    inverse_square = -float(np.dot(first, second)) / (float(np.dot(first, first)) + 1e-300)
+    if not inverse_square > 0:
+        return None
+    return 1.0 / math.sqrt(inverse_square)
+
+
+def intrinsics(view: BoardView, hfov_deg: float) -> FloatArray:
+    """Returns the camera matrix: the calibration's; else the focal length the homography
+    implies when it is well determined and plausible (40-85 degrees); else the FOV prior."""
+    if view.calibration is not None:
+        return np.asarray(view.calibration.matrix_for(view.frame_size), np.float64)
+    width, height = view.frame_size
+    centre = ((width - 1) / 2.0, (height - 1) / 2.0)
+    focal = focal_from_homography(view.homography, centre)
+    if focal is None or not focal_from_hfov(width, 85.0) <= focal <= focal_from_hfov(width, 40.0):
+        focal = focal_from_hfov(width, hfov_deg)
+    return np.array([[focal, 0.0, centre[0]], [0.0, focal, centre[1]], [0.0, 0.0, 1.0]])
+
+
+def locate_camera(view: BoardView, hfov_deg: float = DEFAULT_HFOV_DEG) -> CameraPlace:
+    """Returns the camera centre that, with the assumed lens, explains the view's homography."""
+    matrix = intrinsics(view, hfov_deg)
+    columns = np.linalg.solve(matrix, view.homography)
+    scale = (np.linalg.norm(columns[:, 0]) + np.linalg.norm(columns[:, 1])) / 2.0
+    if not math.isfinite(scale) or scale <= 0:
+        raise PoseError("the homography is degenerate: no camera explains it")
+    first, second, shift = columns[:, 0] / scale, columns[:, 1] / scale, columns[:, 2] / scale
+    if shift[2] < 0:
+        first, second, shift = -first, -second, -shift
+    rotation = _nearest_rotation(np.column_stack([first, second, np.cross(first, second)]))
+    centre = -rotation.T @ shift
+    if centre[2] <= MIN_CLEARANCE_MM:
+        raise PoseError(f"the camera would be {centre[2]:.0f} mm above the mat: not a view from above")
+    return CameraPlace((float(centre[0]), float(centre[1]), float(centre[2])), float(matrix[0, 0]))
+
+
+def _nearest_rotation(matrix: FloatArray) -> FloatArray:
+    """Returns the rotation matrix closest to a nearly orthonormal one."""
+    left, _, right = np.linalg.svd(matrix)
+    rotation = left @ right
+    if np.linalg.det(rotation) < 0:
+        left[:, -1] = -left[:, -1]
+        rotation = left @ right
+    return np.asarray(rotation, np.float64)
+
+
+def image_points(view: BoardView, place: CameraPlace, points: FloatArray) -> FloatArray:
+    """Returns the frame pixels (N x 2) of 3D board points (N x 3), parallax included."""
+    return view.to_image(place.to_mat(points))
