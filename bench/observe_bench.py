@@ -1,0 +1,149 @@
+"""Times the still path per frame: board re-check, camera place, prepare, and each game's observer.
+
+Run from the repository root:
+    .venv/bin/python -m bench.observe_bench [--games tuned,blockade] [--preset high-cool]
+        [--frames N] [--seed S] [--threads T] [--cpu] [--json]
+Frames are renders (vision.render) of seeded random positions of each game with one camera and
+light preset (default `high-cool`, 1280x960); games whose observer module is not written yet are
+skipped. Per game and frame it times, in ms: `recheck` a locked BoardTracker's update, `place`
+locate_camera, `prepare` the white balance and Lab conversion (vision.observe.context), `observe
+cold` the observer with a fresh memory (every cell's geometry computed), `observe moved` with the
+memory of the previous position (only cells near the moved pieces are recomputed: the usual case
+in a game), and `observe same` the same position again (all geometry kept); `still path` is
+recheck + place + prepare + observe moved. Prints the median and 90th percentile of each (or
+one JSON object with --json). OpenCV runs on --threads threads (default 1, like one Pi core);
+--cpu times with the process CPU clock (steadier on a busy machine). The target on this
+machine class is 10 ms for the whole still path; a Pi 4 is roughly 4-8x slower.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import random
+import statistics
+import time
+from types import ModuleType
+from typing import Any, Callable
+
+import cv2
+import numpy as np
+
+from rules.registry import get_game
+from vision.board import BoardTracker
+from vision.kit import kit_named
+from vision.observe.context import prepare
+from vision.pose import locate_camera
+from vision.render.record import PRESETS
+from vision.render.scene import Renderer
+
+OBSERVERS = {"block-arena": "block_arena", "block-pt": "block_pt", "tuned": "tuned",
+             "blockade": "blockade", "block-block": "block_block"}
+STEPS = ("recheck", "place", "prepare", "observe cold", "observe moved", "observe same", "still path")
+Clock = Callable[[], float]
+
+
+def timed(function: Callable[[], Any], clock: Clock) -> tuple[float, Any]:
+    """Returns the milliseconds one call took on a clock, and what it returned."""
+    start = clock()
+    result = function()
+    return (clock() - start) * 1000.0, result
+
+
+def observer(game: str) -> ModuleType | None:
+    """Returns a game's observer module, or None when it is not written yet."""
+    try:
+        return importlib.import_module(f"vision.observe.{OBSERVERS[game]}")
+    except ModuleNotFoundError:
+        return None
+
+
+def positions(game: str, count: int, seed: int) -> list[Any]:
+    """Returns positions of a seeded random game, one to three moves apart."""
+    rules, rng = get_game(game), random.Random(seed)
+    state, found = rules.initial_state(), []
+    for _ in range(count):
+        for _ in range(rng.randint(1, 3)):
+            legal = rules.legal(state)
+            state = rules.apply(state, rng.choice(legal)) if legal else state
+        found.append(rules.board(state))
+    return found
+
+
+def time_game(game: str, module: ModuleType, preset: str, count: int, seed: int,
+              clock: Clock) -> dict[str, list[float]]:
+    """Returns every step's times over the frames of one game."""
+    kit = kit_named()
+    camera, light = PRESETS[preset]
+    renderer = Renderer(game, None, camera, light, seed=seed)
+    boards = positions(game, count + 1, seed)
+    frames = [renderer.frame(board) for board in boards]
+    tracker = BoardTracker(kit, kit.mat(game))
+    for _ in range(3):
+        view = tracker.update(frames[0]).view
+    assert view is not None, f"the {game} bench frame was not recognised"
+    times: dict[str, list[float]] = {step: [] for step in STEPS}
+    memory = module.new_memory(kit)
+    module.observe(prepare(frames[0], view, locate_camera(view), kit), boards[0], memory)
+    for board, frame in zip(boards[1:], frames[1:]):
+        recheck, fix = timed(lambda: tracker.update(frame), clock)
+        place_ms, place = timed(lambda: locate_camera(fix.view), clock)
+        prepare_ms, scene = timed(lambda: prepare(frame, fix.view, place, kit), clock)
+        cold, _ = timed(lambda: module.observe(scene, board, module.new_memory(kit)), clock)
+        moved, _ = timed(lambda: module.observe(scene, board, memory), clock)
+        same, _ = timed(lambda: module.observe(scene, board, memory), clock)
+        for step, value in zip(STEPS, (recheck, place_ms, prepare_ms, cold, moved, same)):
+            times[step].append(value)
+        times["still path"].append(recheck + place_ms + prepare_ms + moved)
+    return times
+
+
+def summary(samples: list[float]) -> dict[str, float]:
+    """Returns the median, the 90th percentile and the count of a series of times."""
+    ordered = sorted(samples)
+    return {"median_ms": statistics.median(ordered), "p90_ms": ordered[int(0.9 * (len(ordered) - 1))],
+            "count": float(len(ordered))}
+
+
+def run(games: list[str], preset: str, count: int, seed: int, clock: Clock) -> dict[str, dict[str, float]]:
+    """Returns the timing summary of every step for every game that has an observer."""
+    results = {}
+    for game in games:
+        module = observer(game)
+        if module is None:
+            continue
+        for step, samples in time_game(game, module, preset, count, seed, clock).items():
+            results[f"{game} {step}"] = summary(samples)
+    return results
+
+
+def main() -> None:
+    """Parses the options, runs the bench and prints the table (or JSON)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", default=",".join(OBSERVERS), help="comma-separated game names")
+    parser.add_argument("--preset", default="high-cool", choices=list(PRESETS))
+    parser.add_argument("--frames", type=int, default=10, help="positions per game")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=1, help="OpenCV threads")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead")
+    parser.add_argument("--cpu", action="store_true",
+                        help="time with the process's CPU clock (steadier on a busy machine)")
+    args = parser.parse_args()
+    unknown = sorted(set(args.games.split(",")) - set(OBSERVERS))
+    if unknown:
+        parser.error(f"unknown game {unknown[0]!r}; choose from {', '.join(OBSERVERS)}")
+    cv2.setNumThreads(args.threads)
+    np.random.seed(args.seed)
+    clock = time.process_time if args.cpu else time.perf_counter
+    results = run(args.games.split(","), args.preset, args.frames, args.seed, clock)
+    if args.json:
+        print(json.dumps(results))
+        return
+    print(f"{'step':<34}{'median ms':>10}{'p90 ms':>10}{'n':>6}")
+    for name, row in results.items():
+        print(f"{name:<34}{row['median_ms']:>10.2f}{row['p90_ms']:>10.2f}{int(row['count']):>6}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""Tests of the analysis-by-synthesis engine's parts: casting rays at boxes and cylinders, the
+jittered casts, the shade-aware colour costs, and fitting the camera place on the pieces."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.vision.observe.block_scenes import VariantCamera
+from tests.vision.observe.stack_scenes import KIT
+from vision.expect import expected_view
+from vision.observe import block_arena
+from vision.observe.calibrate import light_on, register
+from vision.observe.context import rgb_to_lab
+from vision.observe.reading import camera_place
+from vision.observe.synthesis import (FACES, MISS, Frame, box_exits, cylinder_exits, shade_costs, split_casts)
+from vision.pose import CameraPlace
+
+LO = np.array([[[-10.0, -10.0, 0.0]]], np.float32)
+HI = np.array([[[10.0, 10.0, 20.0]]], np.float32)
+EAST, SOUTH = (300.0, 0.0, 500.0), (0.0, -300.0, 500.0)  # cameras off to +x and to -y
+
+
+def rays(camera: tuple[float, float, float], *grounds: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """Returns rays from ground points to a camera."""
+    origins = np.array([[[x, y, 0.0] for x, y in grounds]], np.float32)
+    return origins, np.array(camera, np.float32) - origins
+
+
+@pytest.mark.parametrize("exits_of", [box_exits, cylinder_exits])
+def test_a_ray_leaves_a_solid_by_the_face_turned_to_the_camera(exits_of: object) -> None:
+    origins, directions = rays(EAST, (5.0, 0.0), (-5.0, 0.0), (60.0, 0.0))
+    exits, faces = exits_of(origins, directions, LO, HI)  # type: ignore[operator]
+    assert faces[0, 0] == 1 and exits[0, 0] == pytest.approx(5.0 / 295.0, rel=1e-4)  # the +x side
+    assert faces[0, 1] == 0 and exits[0, 1] == pytest.approx(20.0 / 500.0)  # the top
+    assert exits[0, 2] == MISS
+    origins, directions = rays(SOUTH, (0.0, -5.0))
+    assert exits_of(origins, directions, LO, HI)[1][0, 0] == 4  # type: ignore[operator]  # the -y side
+
+
+def test_a_cylinder_misses_the_corners_of_its_box() -> None:
+    origins, directions = rays((0.0, 0.0, 500.0), (9.5, 9.5), (0.0, 0.0))
+    exits, faces = cylinder_exits(origins, directions, LO, HI)
+    assert exits[0, 0] == MISS and faces[0, 1] == 0
+
+
+def test_jittered_casts_name_a_second_surface_only_where_they_disagree() -> None:
+    primary, secondary = split_casts(np.array([[3, 3, 3, 3, 3], [3, 3, 7, 3, 3]]))
+    assert primary.tolist() == [3, 3] and secondary.tolist() == [3, 7]
+
+
+def test_shade_decides_between_a_top_and_a_side_of_one_colour() -> None:
+    model = block_arena.arena_model(KIT)
+    part = list(model.parts).index("light-block")
+    maple = rgb_to_lab(KIT.colours["block-arena"]["light-block"])
+    dim = rgb_to_lab(tuple(0.55 * v for v in KIT.colours["block-arena"]["light-block"]))  # type: ignore[arg-type]
+    colours = np.vstack([maple, dim])
+    prototypes = np.array([rgb_to_lab(tuple(float(v) for v in rgb)) for rgb in model.parts.values()])  # type: ignore[arg-type]
+    top, side = FACES * part, FACES * part + 1
+    sides = np.array([0.55, np.nan, np.nan, np.nan])
+    costs = shade_costs(model, colours, prototypes, 1.0, sides, np.array([0, 0, 1, 1]), np.array([top, side, top, side]))
+    assert costs[0] < costs[1] and costs[3] < costs[2]
+    walnut = FACES * list(model.parts).index("dark-block")
+    far = shade_costs(model, colours, prototypes, 1.0, sides, np.array([0]), np.array([walnut]))
+    assert far[0] == pytest.approx(model.outlier_cost)
+    unknown = shade_costs(model, colours, prototypes, 1.0, None, np.array([0]), np.array([FACES * len(prototypes)]))
+    assert unknown[0] == model.unknown_cost
+
+
+def test_the_camera_place_is_fitted_on_the_pieces() -> None:
+    camera = VariantCamera("block-arena", "9x9", "high-cool", 8)
+    state = camera.game.play_all(["+a1", "+a9b9", "+c1d1", "+e9", "+f1", "+g9", "+h1i1", "+h9", "M+a1", "M+e9"])
+    scene = camera.scene(state)
+    context = expected_view("block-arena", camera.game.board(state))
+    registration = register(scene)
+    frame = Frame(scene, registration, light_on(scene, context, registration))
+    fitted = camera_place(block_arena.arena_model(KIT), frame, context, block_arena.new_memory(KIT))
+    truth = camera.renderer.camera.centre
+    prior = float(np.linalg.norm(np.array(scene.place.centre) - truth))
+    assert prior > 30.0  # the board fix with the lens prior alone is far off
+    assert float(np.linalg.norm(np.array(fitted.centre) - truth)) < min(25.0, prior / 2)
+    assert isinstance(fitted, CameraPlace)

@@ -1,0 +1,317 @@
+"""Reading a still frame with the analysis-by-synthesis engine (vision.observe.synthesis).
+
+`observe_model` is what the games' observers call. It validates its input, registers the mat
+and reads its light (vision.observe.calibrate), fits the camera place on the pieces of the
+referee's position, builds (or takes from the memory) the rays and every label's predictions,
+learns the colours and the sides' shades from what the position is sure of, scores every cell
+and reads again the cells around those that changed.
+
+The camera place: tall pieces need the camera centre to a few mm. The lens is fitted on the
+registered grid for several fields of view (vision.observe.calibrate.lens_places); the pieces
+of the referee's position choose among those places and refine the best by a pattern search,
+each place judged by how well the pieces drawn from it explain fixed rays around them. It is
+kept per board fix and fitted again (from where it was) when the pieces double.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import partial
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.expect import ViewError, expected_view
+from vision.observation import EMPTY, CellSeen, Observation
+from vision.observe.calibrate import Registration, lens_places, light_on, register, weighted
+from vision.observe.colours import ColourMemory, probability_table
+from vision.observe.context import ObserveError, Scene
+from vision.observe.synthesis import (CONTEXT_REACH, FACES, Array32, FloatArray, Frame, Geometry, IntArray,
+                                      Model, Placed, SynthMemory, Synthesis, memory_for, prototypes_of,
+                                      Scorer, shade_costs, variant_costs)
+from vision.pose import CameraPlace
+
+MIN_SIDE_RAYS = 12  # sure rays on sides facing one way needed to learn their shade
+
+
+# -- the camera place --------------------------------------------------------------------------
+
+PLACE_STEPS = ((24.0, 48.0), (12.0, 24.0), (6.0, 12.0), (3.0, 6.0))  # (across, height) mm
+MOVES_PER_STEP = 4
+
+
+PLACE_SPACING_MM = 4.0  # the spacing of the fixed rays the camera place is judged on
+PLACE_REACH = 1.25  # how far around each piece (in cells) they reach
+
+
+def place_rays(synthesis: Synthesis, context: Mapping[str, str]) -> tuple[FloatArray, NDArray[np.int_]]:
+    """Returns fixed ground points around the context's pieces and the cell each lies in."""
+    pitch = synthesis.scene.mat.pitch_mm
+    ticks = np.arange(-PLACE_REACH * pitch, PLACE_REACH * pitch + 1e-9, PLACE_SPACING_MM)
+    patch = np.array([(x, y) for x in ticks for y in ticks])
+    centres = [synthesis.centres[synthesis.index[square]] for square, label in context.items() if label != EMPTY]
+    if not centres:
+        return np.zeros((0, 2)), np.zeros(0, np.int_)
+    points = np.unique(np.round(np.vstack([centre + patch for centre in centres]), 3), axis=0)
+    size = synthesis.scene.mat.cells
+    files, ranks = (np.clip((points // pitch).astype(int), 0, size - 1).T)
+    return points, files * size + ranks
+
+
+def fit_place(synthesis: Synthesis, context: Mapping[str, str], prototypes: FloatArray,
+              starts: Sequence[CameraPlace], steps: Sequence[tuple[float, float]]) -> CameraPlace:
+    """Returns the camera place whose drawing of the context position best explains the frame
+    around the pieces: the best of some starting places, then a pattern search over the camera
+    centre (the pieces' parallax pins it down). Every place is judged on the same fixed rays."""
+    points, cells = place_rays(synthesis, context)
+    if not len(points):
+        return starts[0]
+    colours, rays = synthesis.frame.colours(points), np.arange(len(points))
+    origins = points[:, None, None, :]
+    focal = starts[0].focal_px
+
+    def cost(centre: FloatArray) -> float:
+        """Returns how badly the context, seen from one camera centre, explains the rays."""
+        moved = CameraPlace((float(centre[0]), float(centre[1]), float(centre[2])), focal)
+        codes = synthesis.moved(moved).context_codes(context, cells, origins)
+        return float(shade_costs(synthesis.model, colours, prototypes, synthesis.frame.noise, None, rays,
+                                 codes.reshape(-1)).sum())
+
+    best = min((np.array(start.centre, np.float64) for start in starts), key=cost)
+    found = pattern_search(cost, best, steps)
+    return CameraPlace((float(found[0]), float(found[1]), float(found[2])), focal)
+
+
+def pattern_search(cost: Callable[[FloatArray], float], start: FloatArray,
+                   steps: Sequence[tuple[float, float]]) -> FloatArray:
+    """Returns the point near a start where a cost is least, stepping along x, y and z by
+    shrinking (across, height) steps while a step lowers it."""
+    best, best_cost = start, cost(start)
+    for across, height in steps:
+        for _ in range(MOVES_PER_STEP):
+            trials = [best + sign * np.array(axis) for axis in ((across, 0, 0), (0, across, 0), (0, 0, height))
+                      for sign in (1.0, -1.0)]
+            scores = [cost(trial) for trial in trials]
+            if min(scores) >= best_cost:
+                break
+            best, best_cost = trials[int(np.argmin(scores))], min(scores)
+    return best
+
+
+def registration_of(scene: Scene, memory: ColourMemory) -> Registration:
+    """Returns the mat's registration for the scene's board fix, kept in the memory per fix."""
+    view = scene.view.homography.tobytes()
+    kept = memory.registered if isinstance(memory, SynthMemory) else None
+    if kept is not None and kept[0] == view:
+        return kept[1]
+    registration = register(scene)
+    if isinstance(memory, SynthMemory):
+        memory.registered = (view, registration)
+    return registration
+
+
+def camera_place(model: Model, frame: Frame, context: Mapping[str, str], memory: ColourMemory) -> CameraPlace:
+    """Returns the scene's camera place refined on the pieces of the context position: kept in
+    the memory per board fix, fitted again (from where it was) once the pieces have doubled."""
+    scene = frame.scene
+    view = scene.view.homography.tobytes()
+    pieces = sum(label != EMPTY for label in context.values())
+    placed = memory.placed if isinstance(memory, SynthMemory) else None
+    if placed is not None and placed.view == view and (pieces < 2 * placed.pieces or not pieces):
+        return placed.place
+    warm = placed is not None and placed.view == view and placed.pieces > 0
+    starts = [placed.place] if warm and placed is not None else lens_places(scene, frame.registration)
+    synthesis = Synthesis(model, frame, starts[0])
+    place = fit_place(synthesis, context, prototypes_of(model, memory), starts, PLACE_STEPS[2 if warm else 1:])
+    if isinstance(memory, SynthMemory):
+        memory.placed = Placed(view, place, pieces)
+    return place
+
+
+# -- observing ---------------------------------------------------------------------------------
+
+REREADS = 2  # rounds of reading cells again around those that changed
+KEPT_GEOMETRIES = 6
+MAX_DERIVED = 12  # a position changed on more cells than this gets its geometry built afresh
+LISTED = 1e-5  # labels less probable than this are left out of a reading
+
+
+def check_inputs(model: Model, scene: Scene, board: Mapping[str, Any],
+                 memory: ColourMemory | None) -> dict[str, str]:
+    """Returns the position's expected view once scene, position and memory fit the model, or
+    raises ObserveError naming what does not."""
+    if not isinstance(scene, Scene):
+        raise ObserveError(f"observe needs a prepared Scene, not {type(scene).__name__}")
+    if scene.mat.game != model.game:
+        raise ObserveError(f"this scene shows the {scene.mat.label} mat, not {model.game}")
+    try:
+        view = expected_view(model.game, board)
+    except ViewError as error:
+        raise ObserveError(f"the position cannot be read: {error}") from None
+    if len(view) != scene.mat.cells ** 2:
+        raise ObserveError(f"the position is {board['size']}x{board['size']}, but the mat is "
+                           f"{scene.mat.cells}x{scene.mat.cells}")
+    if memory is not None and (not isinstance(memory, ColourMemory) or set(model.parts) - set(memory.names)):
+        raise ObserveError(f"the memory must be a ColourMemory of the {model.game} colours "
+                           f"({', '.join(model.parts)})")
+    unknown = sorted(set(view.values()) - set(model.labels))
+    if unknown:
+        raise ObserveError(f"the position shows {unknown[0]!r}, which the {model.game} observer cannot read")
+    return view
+
+
+def remember(memory: ColourMemory, key: tuple[Any, ...], make: Callable[[], Geometry]) -> Geometry:
+    """Returns the geometry a memory keeps for a key, or makes it (and keeps it, with the few
+    last ones)."""
+    kept = memory.geometries if isinstance(memory, SynthMemory) else {}
+    if key in kept:
+        return kept[key]
+    geometry = make()
+    if isinstance(memory, SynthMemory):
+        memory.geometries = {**dict(list(kept.items())[1 - KEPT_GEOMETRIES:]), key: geometry}
+    return geometry
+
+
+def geometry_for(synthesis: Synthesis, context: Mapping[str, str], key: tuple[Any, ...],
+                 memory: ColourMemory) -> Geometry:
+    """Returns the geometry of a context position: kept in the memory; else derived from one it
+    keeps for the same camera, only the cells near what changed predicted again (a move); else
+    built afresh."""
+    kept = list(memory.geometries.values()) if isinstance(memory, SynthMemory) else []
+    bases = [geometry for geometry in kept if geometry.key[:2] == key[:2] and geometry.shared == 0]
+
+    def make() -> Geometry:
+        """Returns the geometry derived from the latest base, or built."""
+        if not bases:
+            return synthesis.build(context, key)
+        base = bases[-1]
+        changed = [square for square, label in context.items() if base.context.get(square) != label]
+        if len(changed) > MAX_DERIVED:
+            return synthesis.build(context, key)
+        derived = replace(base, key=key, context=dict(context), primary=base.primary.copy(),
+                          secondary=base.secondary.copy())
+        if changed:
+            synthesis.predict(derived, context, near_cells(synthesis, changed))
+        derived.pair_up(synthesis.unknown + 1)
+        return derived
+
+    return remember(memory, key, make)
+
+
+def context_surfaces(synthesis: Synthesis, geometry: Geometry, context: Mapping[str, str]) -> tuple[IntArray, NDArray[np.bool_]]:
+    """Returns the surface each ray shows under the context position (C x R) and whether every
+    cast agrees on it."""
+    first = {label: v for v, (label, _) in reversed(list(enumerate(synthesis.variants)))}
+    chosen = np.array([first[context[square]] for square in synthesis.squares])
+    rows = np.arange(len(chosen))
+    primary, secondary = geometry.primary[chosen, rows], geometry.secondary[chosen, rows]
+    return primary, primary == secondary
+
+
+def learn_colours(synthesis: Synthesis, surfaces: tuple[IntArray, NDArray[np.bool_]], colours: FloatArray,
+                  memory: ColourMemory) -> None:
+    """Pulls each part's prototype towards the rays the context is sure show its top."""
+    primary, sure = surfaces
+    per_ray = colours.reshape(primary.shape + (3,))
+    for name, part in synthesis.parts.items():
+        mask = sure & (primary == FACES * part)
+        cells = int(np.count_nonzero(mask.any(axis=1)))
+        if cells:
+            memory.learn(name, per_ray[mask], cells=cells)
+
+
+def side_shades(surfaces: tuple[IntArray, NDArray[np.bool_]], colours: FloatArray, prototypes: FloatArray) -> FloatArray:
+    """Returns the shade of the pieces' sides facing each way (+x, -x, +y, -y), learnt on the
+    rays the context is sure show a side (NaN where too few do)."""
+    primary, sure = surfaces
+    codes, seen = primary[sure], weighted(colours)[sure.reshape(-1)]
+    parts = weighted(prototypes)
+    shades = np.full(4, np.nan)
+    for face in range(1, FACES):
+        pick = (codes % FACES == face) & (codes < FACES * len(parts))
+        if int(pick.sum()) >= MIN_SIDE_RAYS:
+            proto = parts[codes[pick] // FACES]
+            shades[face - 1] = float(np.median(np.sum(seen[pick] * proto, axis=1) / np.sum(proto * proto, axis=1)))
+    return shades
+
+
+def readings(synthesis: Synthesis, geometry: Geometry, costs: Array32, cells: NDArray[np.int_],
+             context: Mapping[str, str]) -> list[CellSeen]:
+    """Returns the reading of some cells: each label's best variant, scaled to the model's looks,
+    the label the position holds there a little favoured (`stay`)."""
+    by_variant = variant_costs(geometry, costs, cells) * (synthesis.model.looks / geometry.primary.shape[2])
+    labels = list(synthesis.model.labels)
+    table = np.full((len(labels), len(cells)), np.inf)
+    for v, (label, _) in enumerate(synthesis.variants):
+        row = labels.index(label)
+        table[row] = np.minimum(table[row], by_variant[v])
+    held = [labels.index(context[synthesis.squares[c]]) for c in cells]
+    table[held, np.arange(len(cells))] -= synthesis.model.stay
+    probs = probability_table(table)
+    return [CellSeen.from_probs({labels[i]: float(probs[i, c]) for i in np.nonzero(probs[:, c] >= LISTED)[0]})
+            for c in range(len(cells))]
+
+
+def doubted(context: Mapping[str, str], seen: Mapping[str, CellSeen]) -> dict[str, str]:
+    """Returns the cells whose context label is more likely wrong than right, with their readings."""
+    return {square: cell.label for square, cell in seen.items()
+            if cell.label != context[square] and cell.probability(context[square]) < 0.5}
+
+
+def near_cells(synthesis: Synthesis, squares: Sequence[str]) -> NDArray[np.int_]:
+    """Returns the cells within reach of any of some squares."""
+    marks = synthesis.grid[[synthesis.index[square] for square in squares]]
+    distance = np.max(np.abs(synthesis.grid[:, None, :] - marks[None]), axis=2)
+    return np.nonzero(np.min(distance, axis=1) <= CONTEXT_REACH)[0]
+
+
+def observe_model(model: Model, scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None,
+                  frame: int | None = None) -> Observation:
+    """Returns what a scene shows on every cell of a model's game (see the module docstring)."""
+    context = check_inputs(model, scene, board, memory)
+    store = memory if memory is not None else memory_for(model)
+    registration = registration_of(scene, store)
+    still = Frame(scene, registration, light_on(scene, context, registration))
+    synthesis = Synthesis(model, still, camera_place(model, still, context, store))
+    key = (synthesis.place.centre, scene.view.homography.tobytes(), tuple(sorted(context.items())))
+    geometry = geometry_for(synthesis, context, key, store)
+    colours = still.colours(geometry.origins[:, :, 0], geometry.pixels)
+    surfaces = context_surfaces(synthesis, geometry, context)
+    learn_colours(synthesis, surfaces, colours, store)
+    prototypes = prototypes_of(model, store)
+    scorer = Scorer(model, colours, prototypes, still.noise, side_shades(surfaces, colours, prototypes))
+    costs = scorer.costs(geometry)
+    everything = np.arange(len(synthesis.squares))
+    cells = dict(zip(synthesis.squares, readings(synthesis, geometry, costs, everything, context)))
+    return Observation(model.game, reread(synthesis, geometry, (scorer, costs), context, cells, store), frame)
+
+
+def reread(synthesis: Synthesis, geometry: Geometry, scored: tuple[Scorer, Array32], context: Mapping[str, str],
+           cells: dict[str, CellSeen], memory: ColourMemory) -> dict[str, CellSeen]:
+    """Returns the readings once the cells near those that read differently from the context have
+    been read again with those readings as context (a piece that moved hides other rays);
+    scored: the frame's scorer and the geometry's costs."""
+    scorer, costs = scored
+    current = dict(context)
+    for _ in range(REREADS):
+        changed = doubted(current, cells)
+        if not changed:
+            break
+        current.update(changed)
+        near = near_cells(synthesis, list(changed))
+        key = (*geometry.key, tuple(sorted(current.items())))
+        again = remember(memory, key, partial(reread_geometry, synthesis, geometry, dict(current), near, key))
+        fresh = readings(synthesis, again, scorer.costs(again, costs), near, context)
+        cells.update(zip((synthesis.squares[c] for c in near), fresh))
+    return cells
+
+
+def reread_geometry(synthesis: Synthesis, geometry: Geometry, context: Mapping[str, str],
+                    near: NDArray[np.int_], key: tuple[Any, ...]) -> Geometry:
+    """Returns a copy of the geometry predicted again on some cells under a changed context."""
+    again = replace(geometry, key=key, context=dict(context), primary=geometry.primary.copy(),
+                    secondary=geometry.secondary.copy())
+    synthesis.predict(again, context, near)
+    again.extend_pairs(geometry, near, synthesis.unknown + 1)
+    return again
