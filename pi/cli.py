@@ -91,6 +91,55 @@ def cmd_mat(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Replays a recorded game through the whole pipeline, printing moves and alerts as JSON."""
+    from pi.camera.base import CameraError
+    from pi.recording import RecordingError
+    from pi.replay import replay
+    from vision.kit import KitError
+
+    def emit(record: dict[str, Any]) -> None:
+        print(json.dumps(record), flush=True)
+
+    try:
+        replay(args.directory, emit)
+    except (RecordingError, CameraError, KitError) as error:
+        raise UsageError(f"cannot replay {args.directory!r}: {error}") from None
+    return 0
+
+
+DEMO_RECORDING = Path(__file__).resolve().parent.parent / "fixtures" / "demo"
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Replays the bundled recorded game with simulated LEDs and the dashboard."""
+    from pi.appliance import demo
+    from pi.camera.base import CameraError
+    from pi.recording import RecordingError
+
+    try:
+        return demo(Path(args.recording), args.host, args.port, args.exit_when_done)
+    except (RecordingError, CameraError) as error:
+        raise UsageError(f"cannot run the demo on {args.recording!r}: {error}") from None
+    except OSError as error:
+        raise UsageError(f"cannot serve the dashboard on {args.host}:{args.port}: {error.strerror or error}") from None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Runs the appliance: camera, referee, LEDs, buttons and dashboard."""
+    from pi.appliance import run
+    from pi.buttons import ButtonError
+    from pi.camera.base import CameraError
+    from pi.config import ConfigError
+    from pi.journal import JournalError
+    from pi.leds.errors import LedError
+
+    try:
+        return run(args.config)
+    except (ConfigError, CameraError, LedError, ButtonError, JournalError) as error:
+        raise UsageError(str(error)) from None
+
+
 def rules_epilog() -> str:
     """Returns the help text naming every game's variants, scores and house rulings."""
     lines = ["games:"]
@@ -138,6 +187,37 @@ def build_parser() -> argparse.ArgumentParser:
     mat.add_argument("--stickers", action="store_true", help="write the A4 marker sticker sheet")
     mat.add_argument("--kit", metavar="FILE", help="a kit TOML file (default: the bundled kit)")
     mat.set_defaults(handler=cmd_mat)
+    replay = commands.add_parser(
+        "replay",
+        help="run a recorded game through the whole pipeline and print what the referee did",
+        description="Runs vision, referee, LED frames and counters on a recorded game directory "
+        "and prints one JSON object per line: each accepted move {frame, move, ply}, each alert "
+        "{frame, alert}, and finally {outcome}. No hardware, no network.",
+    )
+    replay.add_argument("directory", metavar="DIR", help="a recorded game directory (INTERFACES.md)")
+    replay.add_argument("--json", action="store_true", help="print JSON lines (the default and only format)")
+    replay.set_defaults(handler=cmd_replay)
+    demo = commands.add_parser(
+        "demo",
+        help="replay a bundled recorded game with simulated LEDs and the dashboard",
+        description="Replays a recorded game in real time through the full pipeline, with the "
+        "simulated LED panel and the web dashboard on http://127.0.0.1:8000 (controls PIN 2468).",
+    )
+    demo.add_argument("--recording", default=str(DEMO_RECORDING), metavar="DIR",
+                      help="the recorded game directory (default: the bundled one)")
+    demo.add_argument("--host", default="127.0.0.1", help="the dashboard's address")
+    demo.add_argument("--port", type=int, default=8000, help="the dashboard's port")
+    demo.add_argument("--exit-when-done", action="store_true",
+                      help="stop when the recording ends instead of serving until Ctrl-C")
+    demo.set_defaults(handler=cmd_demo)
+    run = commands.add_parser(
+        "run",
+        help="run the appliance: camera, referee, LEDs, buttons and dashboard",
+        description="Runs blockref on the table. The built-in defaults (pi/default-config.toml) "
+        "are read first, then the --config file; an unfinished game in the journal is resumed.",
+    )
+    run.add_argument("--config", metavar="FILE", help="a TOML config file (see pi/default-config.toml)")
+    run.set_defaults(handler=cmd_run)
     return parser
 
 

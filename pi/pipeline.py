@@ -1,0 +1,203 @@
+"""The frame loop shared by `blockref run`, `replay` and `demo`: camera to referee to session.
+
+Per frame: a bad frame or a lost board is a status (an alert when it changes), never a move; the
+board fix feeds the scene gate on the rectified board region; when the scene becomes still after
+a change (or a `done` arrives), the observer reads every cell and the referee's inference
+explains the change with legal moves, which the session checks, journals and publishes.
+Events the camera cannot see (a Blockade roll, a `done` button) come in through `on_event`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+from pi.camera.base import Frame
+from pi.session import Session
+from rules import RulesError
+from vision.board import BoardTracker, BoardView
+from vision.gate import SceneGate, StillEvent
+from vision.infer import Reading, read_change
+from vision.kit import Kit
+from vision.observation import Observation
+from vision.observe.context import ObserveError, Scene, prepare
+from vision.pose import CameraPlace, PoseError, locate_camera
+
+GATE_PX_PER_MM = 0.5
+GATE_MARGIN_MM = 45.0
+OBSERVER_MODULES = {"block-arena": "block_arena", "block-pt": "block_pt", "tuned": "tuned",
+                    "blockade": "blockade", "block-block": "block_block"}
+END_MOVES = {"blockade": "end"}
+
+
+class Observer(Protocol):
+    """Reads a prepared still frame into an Observation, given the referee's current position."""
+
+    def __call__(self, scene: Scene, board: dict[str, Any], memory: Any) -> Observation: ...
+
+
+def observer_for(game: str, kit: Kit) -> tuple[Observer, Any]:
+    """Returns the pixel observer of a game (imported on first use) and a fresh memory for it."""
+    module = importlib.import_module(f"vision.observe.{OBSERVER_MODULES[game]}")
+    observe: Observer = module.observe
+    return observe, module.new_memory(kit)
+
+
+Record = dict[str, Any]
+Sink = Callable[[Record], None]
+
+
+@dataclass
+class Pipeline:
+    """Turns frames and events into accepted moves and alerts on a session (see module doc)."""
+
+    session: Session
+    kit: Kit
+    sink: Sink = field(default=lambda record: None)
+    observer: Observer | None = None
+    tracker: BoardTracker | None = None
+    gate: SceneGate = field(default_factory=SceneGate)
+    memory: Any = None
+    trouble: str = ""
+    last_frame: Frame | None = None
+    view: BoardView | None = None
+    _place: tuple[int, CameraPlace] | None = None
+    _game_key: tuple[str, str | None] | None = None
+
+    def __post_init__(self) -> None:
+        self._follow_game(keep_observer=self.observer is not None)
+
+    def _follow_game(self, keep_observer: bool = False) -> None:
+        """Sets up the board tracker, gate, observer and memory for the session's game."""
+        game = self.session.game
+        self._game_key = game.key
+        self.tracker = BoardTracker(self.kit, self.kit.mat(game.name, game.variant))
+        self.gate = SceneGate()
+        self.view, self.last_frame, self._place = None, None, None
+        if not keep_observer:
+            self.observer, self.memory = observer_for(game.name, self.kit)
+
+    # -- frames --------------------------------------------------------------------------
+
+    def feed(self, frame: Frame) -> None:
+        """Takes one camera frame: status, board fix, gate, and a reading when still."""
+        if self.session.game.key != self._game_key:
+            self._follow_game()
+        if frame.image is None:
+            self._report_trouble(frame.number, "camera", f"camera: {frame.status}")
+            return
+        assert self.tracker is not None
+        fix = self.tracker.update(frame.image)
+        if fix.view is None:
+            self._report_trouble(frame.number, "board", f"board not found: {fix.message}")
+            return
+        self._clear_trouble()
+        self.last_frame, self.view = frame, fix.view
+        region = fix.view.rectify(frame.image, GATE_PX_PER_MM, GATE_MARGIN_MM)
+        self.gate.update(region, frame.t_ms)
+        event = self.gate.event
+        if event is not None and (event.changed or event.forced):
+            self._read(frame.number, event)
+
+    # -- events --------------------------------------------------------------------------
+
+    def on_event(self, frame_number: int, kind: str, value: str) -> None:
+        """Takes an input the camera cannot see: a roll, a done button, a confirm or an undo."""
+        if kind == "roll":
+            self._play(value, frame_number)
+        elif kind == "button" and value == "done":
+            self._done(frame_number)
+        elif kind == "button" and value == "undo":
+            self._guard(frame_number, self.session.undo)
+        elif kind == "confirm":
+            self._play(value, frame_number, kind="confirm")
+        else:
+            self._alert(frame_number, "input", f"unknown event {kind!r} with value {value!r}")
+
+    def _done(self, frame_number: int) -> None:
+        """Ends the turn: reads any change now, then plays `end`, or `pass` if nothing changed."""
+        reading = None
+        if self.last_frame is not None and self.view is not None:
+            reading = self._read(frame_number, self.gate.force_still())
+        game = self.session.game
+        closing = END_MOVES.get(game.name)
+        if closing is not None:
+            self._play(closing, frame_number)
+        elif reading is None or reading.kind == "none":
+            if "pass" in game.legal(self.session.state):
+                self._play("pass", frame_number)
+            else:
+                self._alert(frame_number, "input", "done pressed, but no move was seen and "
+                                                   "passing is not allowed now")
+
+    # -- reading -------------------------------------------------------------------------
+
+    def _read(self, frame_number: int, event: StillEvent) -> Reading | None:
+        """Observes the still frame and acts on the referee's reading of the change."""
+        assert self.last_frame is not None and self.view is not None and self.observer is not None
+        if self.session.game.outcome(self.session.state) is not None:
+            return None
+        try:
+            place = self._camera_place(self.view)
+            scene = prepare(self.last_frame.image, self.view, place, self.kit)  # type: ignore[arg-type]
+            seen = self.observer(scene, self.session.game.board(self.session.state), self.memory)
+        except (ObserveError, PoseError) as error:
+            self._report_trouble(frame_number, "reading", f"cannot read the board: {error}")
+            return None
+        reading = read_change(self.session.game, self.session.state, seen)
+        self._act(frame_number, reading)
+        return reading
+
+    def _act(self, frame_number: int, reading: Reading) -> None:
+        """Plays, asks about, or alerts on a reading."""
+        if reading.kind == "move":
+            for _ in range(reading.rewind):
+                self._guard(frame_number, self.session.undo)
+            for move in reading.moves:
+                self._play(move, frame_number)
+        elif reading.kind == "ambiguous":
+            options = [" ".join(candidate) for candidate in reading.candidates]
+            self.session.ask([c[0] for c in reading.candidates if len(c) == 1], frame_number)
+            self.sink({"frame": frame_number, "alert": "ambiguous: " + " or ".join(options)})
+        elif reading.kind == "illegal":
+            self._alert(frame_number, "illegal", reading.message(), tuple(reading.changed))
+
+    def _camera_place(self, view: BoardView) -> CameraPlace:
+        """Returns the camera place for a board fix, computed once per fix."""
+        if self._place is None or self._place[0] != id(view):
+            self._place = (id(view), locate_camera(view))
+        return self._place[1]
+
+    # -- session -------------------------------------------------------------------------
+
+    def _play(self, move: str, frame_number: int, kind: str = "move") -> None:
+        """Plays a move on the session and records it, or alerts with the referee's reason."""
+        try:
+            canonical = self.session.play(move, frame_number, kind=kind)
+        except RulesError as error:
+            self._alert(frame_number, "illegal", f"{move}: {getattr(error, 'reason', error)}")
+            return
+        self.sink({"frame": frame_number, "move": canonical, "ply": len(self.session.moves)})
+
+    def _guard(self, frame_number: int, action: Callable[[], object]) -> None:
+        """Runs a session control, turning its error into an alert."""
+        try:
+            action()
+        except (RulesError, RuntimeError) as error:
+            self._alert(frame_number, "input", str(error))
+
+    def _alert(self, frame_number: int, kind: str, message: str, squares: tuple[str, ...] = ()) -> None:
+        """Raises an alert on the session and records it."""
+        self.session.alert(kind, message, squares, frame_number)
+        self.sink({"frame": frame_number, "alert": message})
+
+    def _report_trouble(self, frame_number: int, kind: str, message: str) -> None:
+        """Alerts camera, board or reading trouble once per stretch of that trouble."""
+        if kind != self.trouble:
+            self.trouble = kind
+            self._alert(frame_number, "camera", message)
+
+    def _clear_trouble(self) -> None:
+        """Forgets the last trouble once frames are good again."""
+        self.trouble = ""

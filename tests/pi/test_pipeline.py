@@ -1,0 +1,101 @@
+"""Tests of the frame loop on rendered recordings, with an observer that reads the truth.
+
+The pixel observers have their own accuracy tests; here the observer is replaced by one that
+reports the true position of each frame, so these tests check the loop itself: gating, the
+referee's inference, events, bad frames and the session, on real rendered frames.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi.camera.recorded import RecordedSource
+from pi.pipeline import Pipeline
+from pi.recording import load_recording
+from pi.replay import drive, open_session
+from rules import get_game
+from vision.expect import expected_view
+from vision.kit import kit_named
+from vision.observation import CellSeen, Observation
+from vision.observe.context import Scene
+from vision.render.record import record_game
+
+MOVES = ["e9-e8", "e1-e2", "+e5", "e2-d2"]
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Returns a rendered Block recording of four moves (rendered once for the module)."""
+    out = tmp_path_factory.mktemp("rec") / "block-pt"
+    record_game("block-pt", None, MOVES, out, camera="neutral", seed=3)
+    return out
+
+
+def truth_observer(directory: Path, pipeline_box: list[Pipeline]) -> Any:
+    """Returns an observer that reports the true position at the pipeline's current frame."""
+    truth = json.loads((directory / "truth.json").read_text())
+    game = get_game("block-pt")
+
+    def observe(scene: Scene, board: dict[str, Any], memory: Any) -> Observation:
+        frame = pipeline_box[0].last_frame
+        assert frame is not None
+        done = [label["move"] for label in truth["labels"] if label["change"] <= frame.number]
+        view = expected_view("block-pt", game.board(game.play_all(done)))
+        return Observation("block-pt", {sq: CellSeen.sure(label) for sq, label in view.items()})
+
+    return observe
+
+
+def run(directory: Path, tmp_path: Path) -> tuple[list[dict[str, Any]], Any]:
+    """Replays a directory with the truth observer; returns the records and the session."""
+    recording = load_recording(directory)
+    session = open_session(recording, tmp_path / "journal.sqlite")
+    records: list[dict[str, Any]] = []
+    box: list[Pipeline] = []
+    pipeline = Pipeline(session, kit_named(), records.append, observer=truth_observer(directory, box))
+    box.append(pipeline)
+    drive(pipeline, recording, RecordedSource(directory))
+    return records, session
+
+
+def test_every_move_is_read_once_in_order(recording: Path, tmp_path: Path) -> None:
+    records, session = run(recording, tmp_path)
+    assert [r["move"] for r in records if "move" in r] == MOVES
+    assert [r["ply"] for r in records if "move" in r] == [1, 2, 3, 4]
+    assert not [r for r in records if "alert" in r]
+    assert session.moves == MOVES
+
+
+def test_moves_are_read_after_the_hand_has_left(recording: Path, tmp_path: Path) -> None:
+    labels = json.loads((recording / "truth.json").read_text())["labels"]
+    records, _ = run(recording, tmp_path)
+    frames = [r["frame"] for r in records if "move" in r]
+    for frame, label in zip(frames, labels):
+        assert frame >= label["settled"]
+
+
+def test_corrupt_frames_raise_one_alert_and_no_move(recording: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    shutil.copytree(recording, broken)
+    for number in (2, 3):
+        path = broken / "frames" / f"{number:06d}.jpg"
+        path.write_bytes(path.read_bytes()[:200])
+    records, session = run(broken, tmp_path)
+    alerts = [r["alert"] for r in records if "alert" in r]
+    assert len(alerts) == 1 and alerts[0].startswith("camera: ")
+    assert session.moves == MOVES
+
+
+def test_a_done_with_no_change_passes_only_where_passing_is_legal(recording: Path, tmp_path: Path) -> None:
+    with_done = tmp_path / "done"
+    shutil.copytree(recording, with_done)
+    (with_done / "events.jsonl").write_text(json.dumps({"frame": 5, "event": "button", "value": "done"}) + "\n")
+    records, session = run(with_done, tmp_path)
+    alerts = [r["alert"] for r in records if "alert" in r]
+    assert any("passing is not allowed" in alert for alert in alerts)
+    assert session.moves == MOVES
