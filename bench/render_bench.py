@@ -27,7 +27,8 @@ from vision.render.scene import Renderer
 def random_moves(game_name: str, variant: str | None, count: int, seed: int) -> list[str]:
     """Returns up to count seeded random legal moves from the start of a game."""
     game = next(game for game in all_games() if (game.name, game.variant) == (game_name, variant))
-    rng, state, moves = random.Random(seed), game.initial_state(), []
+    rng, state = random.Random(seed), game.initial_state()
+    moves: list[str] = []
     while game.outcome(state) is None and len(moves) < count:
         moves.append(rng.choice(game.legal(state)))
         state = game.apply(state, moves[-1])

@@ -108,7 +108,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-DEMO_RECORDING = Path(__file__).resolve().parent.parent / "fixtures" / "demo"
+DEMO_RECORDING = Path(__file__).resolve().parent.parent / "fixtures" / "tuned-neutral"
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
