@@ -8,7 +8,9 @@ meeples side by side along the files, either one on the left (KIT.md's sizes, re
 The rays look at the ground, at both block tops and across the meeples' faces at both heights,
 so a light meeple on a light block is told by what shows at the meeple's height and by its
 faces, not by a colour that hardly differs. Blocks cast long, deep shadows, so a top in shadow
-is more likely here than in other games.
+is more likely here than in other games. Right under the camera an upright block and a lying
+one look alike; a lying block has its other half next to it, so a cell reads lying only as far
+as a neighbour may show a lying block of its colour.
 """
 
 from __future__ import annotations
@@ -88,7 +90,8 @@ def arena_model(kit: Kit) -> Model:
             labels.update(block_labels(kit, colour, orientation))
     names = [f"{colour}-{kind}" for kind in ("block", "meeple") for colour in COLOURS]
     parts = {**ground_parts(kit), **{name: piece_colour(kit, GAME, name) for name in names}}
-    return Model(GAME, labels, samples(kit), parts, shadow=SHADOW[0], shadowed=SHADOW[1])
+    halves = {label: label.split("/")[-1] for label in labels if label.endswith("-lying")}
+    return Model(GAME, labels, samples(kit), parts, shadow=SHADOW[0], shadowed=SHADOW[1], halves=halves)
 
 
 def new_memory(kit: Kit) -> SynthMemory:

@@ -5,7 +5,9 @@ a tile is a 28 x 28 x 8 box, a pawn an 18 mm cylinder whose round top is counted
 a little below its crown, standing on the mat or in the middle of a tile (KIT.md's sizes, read
 from the kit). The rays look at the ground, at the tiles' top and at both pawn heights, so a
 cream tile is told from the off-white mat by its colour over the whole tile and by the sides
-it shows, and a pawn by its colour where its top really appears.
+it shows, and a pawn by its colour where its top really appears. The pieces are too low to
+refine the camera place (their tops hardly move with it), so the lens fitted on the printed grid
+places the camera.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ def pt_model(kit: Kit) -> Model:
                          grid_points(lid - 2, 5.0, 5.0, 3, 3), grid_points(tile_h + lid - 2, 5.0, 5.0, 3, 3)])
     names = [*TILES.values(), *PAWNS.values()]
     parts = {**ground_parts(kit), **{name: piece_colour(kit, GAME, name) for name in names}}
-    return Model(GAME, labels, samples, parts)
+    return Model(GAME, labels, samples, parts, fit_place=False)
 
 
 def new_memory(kit: Kit) -> SynthMemory:

@@ -320,13 +320,14 @@ def fit_lens(scene: Scene, registration: Registration, hfov: float | None) -> tu
 
 
 def lens_places(scene: Scene, registration: Registration) -> list[CameraPlace]:
-    """Returns the camera places to start from: with a lens calibration, the scene's own; else
-    the single-view fit with its focal length free (when it lands in KIT.md's envelope) and the
-    fits at fields of view across the envelope (a camera looking nearly straight down leaves
-    focal length and height tied, and a little error in the grid moves a free fit a lot)."""
+    """Returns the camera places to start from, the likeliest first: with a lens calibration, the
+    scene's own; else the single-view fit with its focal length free (when it lands in KIT.md's
+    envelope), then the fits at fields of view across the envelope (a camera looking nearly
+    straight down leaves focal length and height tied, and a little error in the grid moves a
+    free fit a lot)."""
     if scene.view.calibration is not None:
         return [scene.place]
-    fits = [fit_lens(scene, registration, hfov) for hfov in (*LENS_HFOV, None)]
+    fits = [fit_lens(scene, registration, hfov) for hfov in (None, *LENS_HFOV)]
     places = [fit[0] for fit in fits if fit is not None
               and FIELD_OF_VIEW[0] <= hfov_of(scene.view.frame_size[0], fit[0].focal_px) <= FIELD_OF_VIEW[1]]
     return places or [scene.place]

@@ -1,10 +1,14 @@
 """Reading a still frame with the analysis-by-synthesis engine (vision.observe.synthesis).
 
-`observe_model` is what the games' observers call. It validates its input, registers the mat
-and reads its light (vision.observe.calibrate), fits the camera place on the pieces of the
-referee's position, builds (or takes from the memory) the rays and every label's predictions,
-learns the colours and the sides' shades from what the position is sure of, scores every cell
-and reads again the cells around those that changed.
+`observe_model` is what the games' observers call. It validates its input (nothing is kept
+from bad input), registers the mat and reads its light (vision.observe.calibrate), places the
+camera, builds the rays and every label's predictions (or takes them from the memory, or
+derives them from the last position's, predicting again only near what moved), learns the
+colours and the sides' shades from what the position is sure of, and scores every cell. Cells
+near those that read differently from the position are read again with those readings as
+context (a piece that moved hides other rays); a half of a two-cell piece is believed only as
+far as a neighbour may show its other half; the label the position holds is a little favoured
+(`stay`), which decides only what the camera cannot tell apart.
 
 The camera place: tall pieces need the camera centre to a few mm. The lens is fitted on the
 registered grid for several fields of view (vision.observe.calibrate.lens_places); the pieces
@@ -23,7 +27,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.expect import ViewError, expected_view
+from rules.core import square_name
 from vision.observation import EMPTY, CellSeen, Observation
+from vision.observe.calibrate import ROOK_STEPS
 from vision.observe.calibrate import Registration, lens_places, light_on, register, weighted
 from vision.observe.colours import ColourMemory, probability_table
 from vision.observe.context import ObserveError, Scene
@@ -32,6 +38,7 @@ from vision.observe.synthesis import (CONTEXT_REACH, FACES, Array32, FloatArray,
                                       Scorer, shade_costs, variant_costs)
 from vision.pose import CameraPlace
 
+Surfaces = tuple[IntArray, NDArray[np.bool_]]  # the surface each ray shows, whether every cast agrees
 MIN_SIDE_RAYS = 12  # sure rays on sides facing one way needed to learn their shade
 
 
@@ -39,6 +46,7 @@ MIN_SIDE_RAYS = 12  # sure rays on sides facing one way needed to learn their sh
 
 PLACE_STEPS = ((24.0, 48.0), (12.0, 24.0), (6.0, 12.0), (3.0, 6.0))  # (across, height) mm
 MOVES_PER_STEP = 4
+PLACE_GAIN = 10.0  # nats a place must explain better to be taken over the one at hand
 
 
 PLACE_SPACING_MM = 4.0  # the spacing of the fixed rays the camera place is judged on
@@ -78,22 +86,28 @@ def fit_place(synthesis: Synthesis, context: Mapping[str, str], prototypes: Floa
         return float(shade_costs(synthesis.model, colours, prototypes, synthesis.frame.noise, None, rays,
                                  codes.reshape(-1)).sum())
 
-    best = min((np.array(start.centre, np.float64) for start in starts), key=cost)
-    found = pattern_search(cost, best, steps)
+    best, best_cost = np.array(starts[0].centre, np.float64), cost(np.array(starts[0].centre, np.float64))
+    for start in starts[1:]:
+        centre = np.array(start.centre, np.float64)
+        score = cost(centre)
+        if score < best_cost - PLACE_GAIN:
+            best, best_cost = centre, score
+    found = pattern_search(cost, best, best_cost, steps)
     return CameraPlace((float(found[0]), float(found[1]), float(found[2])), focal)
 
 
-def pattern_search(cost: Callable[[FloatArray], float], start: FloatArray,
+def pattern_search(cost: Callable[[FloatArray], float], start: FloatArray, start_cost: float,
                    steps: Sequence[tuple[float, float]]) -> FloatArray:
     """Returns the point near a start where a cost is least, stepping along x, y and z by
-    shrinking (across, height) steps while a step lowers it."""
-    best, best_cost = start, cost(start)
+    shrinking (across, height) steps while a step lowers it by PLACE_GAIN at least (a flat
+    cost, as low pieces give, does not send it wandering)."""
+    best, best_cost = start, start_cost
     for across, height in steps:
         for _ in range(MOVES_PER_STEP):
             trials = [best + sign * np.array(axis) for axis in ((across, 0, 0), (0, across, 0), (0, 0, height))
                       for sign in (1.0, -1.0)]
             scores = [cost(trial) for trial in trials]
-            if min(scores) >= best_cost:
+            if min(scores) >= best_cost - PLACE_GAIN:
                 break
             best, best_cost = trials[int(np.argmin(scores))], min(scores)
     return best
@@ -122,8 +136,10 @@ def camera_place(model: Model, frame: Frame, context: Mapping[str, str], memory:
         return placed.place
     warm = placed is not None and placed.view == view and placed.pieces > 0
     starts = [placed.place] if warm and placed is not None else lens_places(scene, frame.registration)
-    synthesis = Synthesis(model, frame, starts[0])
-    place = fit_place(synthesis, context, prototypes_of(model, memory), starts, PLACE_STEPS[2 if warm else 1:])
+    place = starts[0]
+    if model.fit_place:
+        synthesis = Synthesis(model, frame, place)
+        place = fit_place(synthesis, context, prototypes_of(model, memory), starts, PLACE_STEPS[2 if warm else 1:])
     if isinstance(memory, SynthMemory):
         memory.placed = Placed(view, place, pieces)
     return place
@@ -135,6 +151,7 @@ REREADS = 2  # rounds of reading cells again around those that changed
 KEPT_GEOMETRIES = 6
 MAX_DERIVED = 12  # a position changed on more cells than this gets its geometry built afresh
 LISTED = 1e-5  # labels less probable than this are left out of a reading
+UNPAIRED = 0.02  # the least weight a half keeps when no neighbour shows its other half
 
 
 def check_inputs(model: Model, scene: Scene, board: Mapping[str, Any],
@@ -199,7 +216,7 @@ def geometry_for(synthesis: Synthesis, context: Mapping[str, str], key: tuple[An
     return remember(memory, key, make)
 
 
-def context_surfaces(synthesis: Synthesis, geometry: Geometry, context: Mapping[str, str]) -> tuple[IntArray, NDArray[np.bool_]]:
+def context_surfaces(synthesis: Synthesis, geometry: Geometry, context: Mapping[str, str]) -> Surfaces:
     """Returns the surface each ray shows under the context position (C x R) and whether every
     cast agrees on it."""
     first = {label: v for v, (label, _) in reversed(list(enumerate(synthesis.variants)))}
@@ -209,7 +226,7 @@ def context_surfaces(synthesis: Synthesis, geometry: Geometry, context: Mapping[
     return primary, primary == secondary
 
 
-def learn_colours(synthesis: Synthesis, surfaces: tuple[IntArray, NDArray[np.bool_]], colours: FloatArray,
+def learn_colours(synthesis: Synthesis, surfaces: Surfaces, colours: FloatArray,
                   memory: ColourMemory) -> None:
     """Pulls each part's prototype towards the rays the context is sure show its top."""
     primary, sure = surfaces
@@ -221,7 +238,7 @@ def learn_colours(synthesis: Synthesis, surfaces: tuple[IntArray, NDArray[np.boo
             memory.learn(name, per_ray[mask], cells=cells)
 
 
-def side_shades(surfaces: tuple[IntArray, NDArray[np.bool_]], colours: FloatArray, prototypes: FloatArray) -> FloatArray:
+def side_shades(surfaces: Surfaces, colours: FloatArray, prototypes: FloatArray) -> FloatArray:
     """Returns the shade of the pieces' sides facing each way (+x, -x, +y, -y), learnt on the
     rays the context is sure show a side (NaN where too few do)."""
     primary, sure = surfaces
@@ -284,7 +301,8 @@ def observe_model(model: Model, scene: Scene, board: Mapping[str, Any], memory: 
     costs = scorer.costs(geometry)
     everything = np.arange(len(synthesis.squares))
     cells = dict(zip(synthesis.squares, readings(synthesis, geometry, costs, everything, context)))
-    return Observation(model.game, reread(synthesis, geometry, (scorer, costs), context, cells, store), frame)
+    cells = reread(synthesis, geometry, (scorer, costs), context, cells, store)
+    return Observation(model.game, paired(synthesis, cells) if model.halves else cells, frame)
 
 
 def reread(synthesis: Synthesis, geometry: Geometry, scored: tuple[Scorer, Array32], context: Mapping[str, str],
@@ -305,6 +323,27 @@ def reread(synthesis: Synthesis, geometry: Geometry, scored: tuple[Scorer, Array
         fresh = readings(synthesis, again, scorer.costs(again, costs), near, context)
         cells.update(zip((synthesis.squares[c] for c in near), fresh))
     return cells
+
+
+def paired(synthesis: Synthesis, cells: Mapping[str, CellSeen]) -> dict[str, CellSeen]:
+    """Returns the readings with each half of a piece that lies over two cells (the model's
+    `halves`) made no likelier than twice the chance that a neighbour shows its other half."""
+    halves, size = synthesis.model.halves, synthesis.scene.mat.cells
+    result = dict(cells)
+    for square, seen in cells.items():
+        kinds = {halves[label] for label in seen.probs if label in halves}
+        if not kinds:
+            continue
+        file, rank = synthesis.grid[synthesis.index[square]]
+        neighbours = [cells[square_name(file + df, rank + dr)] for df, dr in ROOK_STEPS
+                      if 0 <= file + df < size and 0 <= rank + dr < size]
+        support = {kind: max((sum(p for label, p in other.probs.items() if halves.get(label) == kind)
+                              for other in neighbours), default=0.0) for kind in kinds}
+        weights = {label: p * (min(1.0, max(2 * support[halves[label]], UNPAIRED)) if label in halves else 1.0)
+                   for label, p in seen.probs.items()}
+        scale = sum(seen.probs.values()) / sum(weights.values())
+        result[square] = CellSeen.from_probs({label: weight * scale for label, weight in weights.items()})
+    return result
 
 
 def reread_geometry(synthesis: Synthesis, geometry: Geometry, context: Mapping[str, str],

@@ -73,12 +73,13 @@ class Shape:
     round: bool = False
 
     @property
-    def geometry(self) -> tuple[tuple[float, float, float], tuple[float, float, float], bool]:
+    def geometry(self) -> ShapeKey:
         """Returns the shape without its colour (labels of other colours share it)."""
         return (self.lo, self.hi, self.round)
 
 
 Variant = tuple[Shape, ...]
+ShapeKey = tuple[tuple[float, float, float], tuple[float, float, float], bool]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -99,6 +100,9 @@ class Model:
     stay: float = 0.7  # nats in favour of what the position holds: decides only what the camera
     # cannot tell apart (a block upright or lying right under the camera), never a clear change
     jitter_mm: float = 1.5
+    fit_place: bool = True  # whether the pieces refine the camera place (too low, and they mislead)
+    halves: Mapping[str, str] = field(default_factory=dict)  # label -> a kind of piece that lies over
+    # two cells: a cell shows it only if a neighbour may show the other half (the same kind)
 
     @property
     def part_names(self) -> tuple[str, ...]:
@@ -109,7 +113,7 @@ class Model:
         """Returns every (label, variant) pair in order."""
         return [(label, variant) for label, variants in self.labels.items() for variant in variants]
 
-    def shapes(self) -> list[tuple[tuple[float, float, float], tuple[float, float, float], bool]]:
+    def shapes(self) -> list[ShapeKey]:
         """Returns the distinct geometries used by any label, in first-use order."""
         return list(dict.fromkeys(shape.geometry for _, variant in self.variants() for shape in variant))
 
@@ -266,7 +270,7 @@ def cylinder_exits(origins: Array32, directions: Array32, lo: Array32, hi: Array
 
 
 def shape_exits(origins: Array32, directions: Array32, centres: FloatArray,
-                geometry: tuple[tuple[float, float, float], tuple[float, float, float], bool]) -> tuple[Array32, FaceArray]:
+                geometry: ShapeKey) -> tuple[Array32, FaceArray]:
     """Returns where the rays of cells (k x R x J) leave one shape placed on each cell's centre."""
     lo3, hi3, rounded = geometry
     at = np.column_stack([centres, np.zeros(len(centres))]).astype(np.float32)
@@ -387,7 +391,8 @@ class Synthesis:
                 code[rows] = np.where(closer, surface_code(self.parts[shape.part], face), code[rows])
         return t, code
 
-    def context_codes(self, context: Mapping[str, str], cells: NDArray[np.int_], origins: FloatArray) -> NDArray[np.int_]:
+    def context_codes(self, context: Mapping[str, str], cells: NDArray[np.int_],
+                      origins: FloatArray) -> NDArray[np.int_]:
         """Returns the surface each ray shows when the whole board is the context position."""
         t, code = self.context_hits(context, cells, origins, include_self=True)
         return np.where(t == MISS, self.ground_code(origins), code)

@@ -16,6 +16,7 @@ from tests.vision.observe.stack_scenes import KIT
 from vision.infer import read_change
 from vision.observation import EMPTY
 from vision.observe import block_arena, block_pt
+from vision.observe.colours import ColourMemory
 from vision.observe.context import ObserveError, Scene
 from vision.render.record import PRESETS
 
@@ -94,6 +95,15 @@ def test_a_cream_tile_that_appears_is_seen_against_the_position(scene: tuple[Sce
     before = {**board, "cells": {square: stack for square, stack in board["cells"].items() if square != "b2"}}
     seen = block_pt.observe(frame, before, block_pt.new_memory(KIT))
     assert seen.cells["b2"].label == "cream-tile" and seen.cells["b2"].confidence > 0.9
+
+
+def test_a_plain_colour_memory_serves_and_learns(scene: tuple[Scene, dict[str, Any]]) -> None:
+    frame, board = scene
+    plain = ColourMemory({name: (float(r), float(g), float(b))
+                          for name, (r, g, b) in block_pt.pt_model(KIT).parts.items()})
+    seen = block_pt.observe(frame, board, plain)
+    assert seen.cells["b2"].label == "cream-tile"
+    assert not np.array_equal(plain.lab("mat"), plain.nominal["mat"])
 
 
 def test_a_scene_of_another_game_is_refused(scene: tuple[Scene, dict[str, Any]]) -> None:

@@ -55,10 +55,11 @@ def test_shade_decides_between_a_top_and_a_side_of_one_colour() -> None:
     maple = rgb_to_lab(KIT.colours["block-arena"]["light-block"])
     dim = rgb_to_lab(tuple(0.55 * v for v in KIT.colours["block-arena"]["light-block"]))  # type: ignore[arg-type]
     colours = np.vstack([maple, dim])
-    prototypes = np.array([rgb_to_lab(tuple(float(v) for v in rgb)) for rgb in model.parts.values()])  # type: ignore[arg-type]
+    prototypes = np.array([rgb_to_lab((float(r), float(g), float(b))) for r, g, b in model.parts.values()])
     top, side = FACES * part, FACES * part + 1
     sides = np.array([0.55, np.nan, np.nan, np.nan])
-    costs = shade_costs(model, colours, prototypes, 1.0, sides, np.array([0, 0, 1, 1]), np.array([top, side, top, side]))
+    costs = shade_costs(model, colours, prototypes, 1.0, sides, np.array([0, 0, 1, 1]),
+                        np.array([top, side, top, side]))
     assert costs[0] < costs[1] and costs[3] < costs[2]
     walnut = FACES * list(model.parts).index("dark-block")
     far = shade_costs(model, colours, prototypes, 1.0, sides, np.array([0]), np.array([walnut]))
