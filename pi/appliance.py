@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import cv2
+import numpy as np
 
 from pi.camera.base import Frame, FrameSource
 from pi.events import Event
@@ -22,6 +23,7 @@ from pi.leds.layout import default_layout_for
 from pi.leds.listener import LedListener, Ticker
 from pi.pipeline import Pipeline, Record
 from pi.session import Session
+from vision.board import BoardView
 from vision.kit import Kit
 
 log = logging.getLogger("blockref")
@@ -36,11 +38,12 @@ class Snapshot:
     jpeg: bytes | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def keep(self, frame: Frame) -> None:
-        """Encodes and keeps a good frame."""
+    def keep(self, frame: Frame, view: BoardView | None = None) -> None:
+        """Encodes and keeps a good frame, with the detected grid drawn over it when known."""
         if frame.image is None:
             return
-        ok, data = cv2.imencode(".jpg", frame.image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        image = frame.image if view is None else draw_grid(frame.image, view)
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
         if ok:
             with self._lock:
                 self.jpeg = data.tobytes()
@@ -48,6 +51,29 @@ class Snapshot:
     def __call__(self) -> bytes | None:
         with self._lock:
             return self.jpeg
+
+
+GRID_BGR = (0, 200, 255)
+
+
+def grid_lines(view: BoardView, steps: int = 8) -> list[np.ndarray]:
+    """Returns the grid's lines as pixel polylines (several points each, so lens bending shows)."""
+    cells, side = view.mat.cells, view.mat.side_mm
+    ticks = np.linspace(0.0, side, steps + 1)
+    lines = []
+    for k in range(cells + 1):
+        at = k * side / cells
+        for points in (np.column_stack([np.full_like(ticks, at), ticks]),
+                       np.column_stack([ticks, np.full_like(ticks, at)])):
+            lines.append(np.round(view.to_image(points)).astype(np.int32))
+    return lines
+
+
+def draw_grid(image: np.ndarray, view: BoardView) -> np.ndarray:
+    """Returns a copy of the frame with the detected grid drawn over it (for setting up)."""
+    drawn = image.copy()
+    cv2.polylines(drawn, grid_lines(view), False, GRID_BGR, 2, cv2.LINE_AA)
+    return drawn
 
 
 class LedPublisher:
@@ -111,7 +137,7 @@ def run_frames(pipeline: Pipeline, source: FrameSource, snapshot: Snapshot,
             if kind == "roll":
                 pipeline.on_event(frame.number, kind, value)
         pipeline.feed(frame)
-        snapshot.keep(frame)
+        snapshot.keep(frame, pipeline.view)
         if frame.image is not None:
             alive()
         for kind, value in events.get(frame.number, []):
@@ -258,7 +284,7 @@ def run(config_file: str | None) -> int:
                 for kind, value in queue.drain():
                     pipeline.on_event(frame.number, kind, value)
                 pipeline.feed(frame)
-                snapshot.keep(frame)
+                snapshot.keep(frame, pipeline.view)
                 if frame.image is not None:
                     notifier.alive()
     finally:
