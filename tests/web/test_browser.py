@@ -1,9 +1,12 @@
 """Real headless Chromium (Debian's, through playwright) against the dashboard under waitress.
 
 Skipped when /usr/bin/chromium or the playwright package is missing (never `playwright install`).
-Saves docs/screenshots/dashboard-360x740.png and dashboard-768x1024.png."""
+Saves dashboard-360x740.png and dashboard-768x1024.png in a temporary folder, or in
+docs/screenshots/ when BLOCKREF_SCREENSHOTS=docs is set (so a test run leaves the tree clean)."""
 
 from __future__ import annotations
+
+import os
 
 import copy
 import importlib.util
@@ -210,18 +213,20 @@ def test_every_game_is_drawn(browser: Browser, served: DashboardServer, session:
     page.close()
 
 
-def test_screenshots(browser: Browser, served: DashboardServer, session: Session) -> None:
+def test_screenshots(browser: Browser, served: DashboardServer, session: Session,
+                     tmp_path: Path) -> None:
     show(session, "block-arena")
     session.events.publish("leds", {"width": 9, "height": 9,
                                     "cells": {"d1": "#ffb000", "e1": "#ffb000", "d2": "#00a0ff"}})
     page = open_page(browser, served, "/")
     log_in(page)
     expect(page.locator("#camera")).to_be_visible()
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    folder = SCREENSHOTS if os.environ.get("BLOCKREF_SCREENSHOTS") == "docs" else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
     for width, height in ((360, 740), (768, 1024)):
         page.set_viewport_size({"width": width, "height": height})
         assert page.evaluate("document.documentElement.scrollWidth") <= width, "it scrolls sideways"
-        target = SCREENSHOTS / f"dashboard-{width}x{height}.png"
+        target = folder / f"dashboard-{width}x{height}.png"
         page.screenshot(path=str(target))
         assert 5_000 < target.stat().st_size < 200_000
     page.close()
