@@ -7,6 +7,9 @@
 #   sudo systemd/install.sh --no-start  install and enable, but leave it stopped
 #   systemd/install.sh --dry-run        print what would be done, change nothing (no root needed)
 #
+# On a first install it asks for the dashboard PIN that guards the referee controls (or reads
+# it from BLOCKREF_PIN); with none the dashboard stays read-only until web.pin is set.
+#
 # What it does: apt packages (picamera2 and numpy/OpenCV from apt), the `blockref` system user,
 # the code in /opt/blockref/src, a venv at /opt/blockref/venv that sees apt's packages
 # (--system-site-packages), the project installed there with the `pi` extra while keeping
@@ -186,7 +189,37 @@ install_config() {
     else
         run install -m 0640 -o root -g "$ACCOUNT" "$PREFIX/src/pi/default-config.toml" \
             "$CONFIG_DIR/config.toml"
+        set_pin "$CONFIG_DIR/config.toml"
     fi
+}
+
+# Asks for the dashboard PIN (or takes BLOCKREF_PIN) and writes its salted hash as web.pin.
+set_pin() {
+    local file=$1 pin=${BLOCKREF_PIN:-}
+    if [[ -z "$pin" && -t 0 ]] && ((!DRY_RUN)); then
+        read -rsp "Dashboard PIN for the referee controls (empty: read-only): " pin
+        echo
+    fi
+    if [[ -z "$pin" ]]; then
+        echo "no PIN: the dashboard stays read-only (add one with: python -m pi.config hash-pin)"
+        return
+    fi
+    if ((DRY_RUN)); then
+        echo "+ write web.pin (the PIN's salted hash) into $file"
+        return
+    fi
+    local line
+    line=$(printf '%s\n' "$pin" | "$PREFIX/venv/bin/python" -m pi.config hash-pin)
+    PIN_LINE=$line "$PREFIX/venv/bin/python" - "$file" <<'PY'
+import os, sys
+path = sys.argv[1]
+text = open(path, encoding="utf-8").read()
+marker = '# pin = "pbkdf2_sha256$100000$<salt>$<hash>"'
+if marker not in text:
+    sys.exit("install.sh: the config has no web.pin placeholder line; set web.pin by hand")
+open(path, "w", encoding="utf-8").write(text.replace(marker, os.environ["PIN_LINE"], 1))
+PY
+    echo "dashboard PIN set"
 }
 
 enable_spi() {
