@@ -97,13 +97,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from pi.recording import RecordingError
     from pi.replay import replay
     from vision.kit import KitError
+    from vision.observe.context import ObserveError
 
     def emit(record: dict[str, Any]) -> None:
         print(json.dumps(record), flush=True)
 
     try:
         replay(args.directory, emit)
-    except (RecordingError, CameraError, KitError) as error:
+    except (RecordingError, CameraError, KitError, ObserveError) as error:
         raise UsageError(f"cannot replay {args.directory!r}: {error}") from None
     return 0
 

@@ -39,7 +39,10 @@ class Observer(Protocol):
 
 def observer_for(game: str, kit: Kit) -> tuple[Observer, Any]:
     """Returns the pixel observer of a game (imported on first use) and a fresh memory for it."""
-    module = importlib.import_module(f"vision.observe.{OBSERVER_MODULES[game]}")
+    try:
+        module = importlib.import_module(f"vision.observe.{OBSERVER_MODULES[game]}")
+    except ModuleNotFoundError:
+        raise ObserveError(f"the camera cannot read {game} yet: it has no pixel observer") from None
     observe: Observer = module.observe
     return observe, module.new_memory(kit)
 
