@@ -85,10 +85,7 @@ PLACES: tuple[Place, ...] = tuple(Place(s) for s in SQUARES)
 
 def _parse_square(text: str, part: str) -> int:
     """Returns the board index named by part of a move text, or raises InvalidMoveError."""
-    try:
-        file, rank = parse_square(part, SIZE)
-    except InvalidMoveError as error:
-        raise InvalidMoveError(text, error.reason) from None
+    file, rank = parse_square(part, SIZE, text)
     return rank * SIZE + file
 
 

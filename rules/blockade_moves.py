@@ -68,10 +68,7 @@ def _parse_roll(match: re.Match[str], text: str) -> Roll:
 
 def _parse_square(text: str, whole: str) -> int:
     """Returns the board index of a square name inside a move text, or raises."""
-    try:
-        file, rank = parse_square(text, SIZE)
-    except InvalidMoveError as error:
-        raise InvalidMoveError(whole, error.reason) from None
+    file, rank = parse_square(text, SIZE, whole)
     return index(file, rank)
 
 

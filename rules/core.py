@@ -239,12 +239,14 @@ def move_squares(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return _unique_squares(source), _unique_squares(target)
 
 
-def parse_square(text: str, size: int) -> tuple[int, int]:
-    """Returns 0-based (file, rank) of a square name on a size x size board, or raises."""
+def parse_square(text: str, size: int, whole: str | None = None) -> tuple[int, int]:
+    """Returns 0-based (file, rank) of a square name on a size x size board, or raises
+    InvalidMoveError naming the whole move text when one is given."""
+    named = text if whole is None else whole
     if not _SQUARE.fullmatch(text):
-        raise InvalidMoveError(text, f"{text!r} is not a square")
+        raise InvalidMoveError(named, f"{text!r} is not a square")
     file = ord(text[0]) - ord("a")
     rank = int(text[1:]) - 1
     if not (0 <= file < size and 0 <= rank < size):
-        raise InvalidMoveError(text, f"{text!r} is not a square of a {size}x{size} board")
+        raise InvalidMoveError(named, f"{text!r} is not a square of a {size}x{size} board")
     return file, rank
