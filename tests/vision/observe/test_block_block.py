@@ -1,0 +1,151 @@
+"""Tests of BLOCK.BLOCK's pixel observer on rendered frames of seeded games, through the real still
+path (BoardTracker, locate_camera, prepare), with each of the renderer's five presets."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+
+from rules.registry import get_game
+from tests.vision.observe.stack_scenes import (
+    KIT, Camera, Read, accuracy, confidently_wrong, read_frames, wrong,
+)
+from vision.expect import expected_view
+from vision.infer import Reading, read_change
+from vision.observation import EMPTY, is_label
+from vision.observe import block_block
+from vision.observe.colours import ColourMemory
+from vision.observe.context import ObserveError
+from vision.render.record import PRESETS
+
+GAME = get_game("block-block")
+FRAMES = 4
+SEED = 21
+
+
+@pytest.fixture(scope="module")
+def reads() -> dict[str, list[Read]]:
+    """Returns each preset's frames of one seeded game, read with one memory per preset."""
+    return {preset: read_frames(block_block, "block-block", preset, SEED + index, FRAMES,
+                                lambda: block_block.new_memory(KIT))
+            for index, preset in enumerate(PRESETS)}
+
+
+def test_labels_match_the_expected_view_on_99_percent_of_cells(reads: dict[str, list[Read]]) -> None:
+    every = [read for frames in reads.values() for read in frames]
+    report = {preset: round(accuracy(frames), 4) for preset, frames in reads.items()}
+    print("block-block accuracy per preset:", report)
+    assert accuracy(every) >= 0.99, (report, wrong(every))
+
+
+def test_no_cell_is_confidently_wrong(reads: dict[str, list[Read]]) -> None:
+    every = [read for frames in reads.values() for read in frames]
+    assert confidently_wrong(every) == []
+
+
+def test_clear_cells_are_read_with_high_confidence(reads: dict[str, list[Read]]) -> None:
+    confidences = [cell.confidence for frames in reads.values() for read in frames
+                   for square, cell in read.seen.cells.items() if cell.label == read.truth[square]]
+    assert float(np.median(confidences)) >= 0.95
+
+
+def test_every_cell_lists_probabilities_of_its_vocabulary(reads: dict[str, list[Read]]) -> None:
+    seen = reads["neutral"][-1].seen
+    assert set(seen.cells) == set(expected_view("block-block", GAME.board(GAME.initial_state())))
+    for cell in seen.cells.values():
+        assert 0.0 < sum(cell.probs.values()) <= 1.0 + 1e-6
+        assert all(is_label("block-block", label) for label in cell.probs)
+        assert cell.probability(cell.label) == cell.confidence
+
+
+def test_the_cells_a_move_changed_are_seen(reads: dict[str, list[Read]]) -> None:
+    changed = [(read.truth[square], cell.label) for frames in reads.values() for read in frames
+               for square, cell in read.seen.cells.items() if read.truth[square] != read.current[square]]
+    assert changed and sum(truth == label for truth, label in changed) >= 0.9 * len(changed)
+
+
+def visible_moves(state: Any) -> list[str]:
+    """Returns the legal moves whose view no other legal move shares."""
+    views: dict[str, list[str]] = {}
+    for move in GAME.legal(state):
+        key = repr(sorted(expected_view("block-block", GAME.board(GAME.apply(state, move))).items()))
+        views.setdefault(key, []).append(move)
+    return sorted(moves[0] for moves in views.values() if len(moves) == 1)
+
+
+def read_moves(preset: str, seed: int, count: int) -> list[tuple[str, Reading]]:
+    """Returns each of a few seeded moves (each with a view of its own) and how it was read."""
+    camera, rng = Camera("block-block", preset, seed), random.Random(seed)
+    state, memory, found = GAME.initial_state(), block_block.new_memory(KIT), []
+    for _ in range(count):
+        move = rng.choice(visible_moves(state))
+        after = GAME.apply(state, move)
+        seen = block_block.observe(camera.scene(after), GAME.board(state), memory)
+        found.append((move, read_change(GAME, state, seen)))
+        state = after
+    return found
+
+
+def test_the_inference_reads_the_true_moves() -> None:
+    readings = [item for preset, seed in (("neutral", 3), ("high-cool", 4), ("dim-noisy", 5))
+                for item in read_moves(preset, seed, 3)]
+    for move, reading in readings:  # a doubtful reading must still offer the true move
+        assert reading.moves == (move,) or (reading.kind == "ambiguous" and (move,) in reading.candidates), \
+            reading.message()
+    assert sum(reading.kind == "move" for _, reading in readings) >= len(readings) - 2
+
+
+def test_an_empty_board_reads_empty_without_a_memory() -> None:
+    camera = Camera("block-block", "neutral", 1)
+    state = GAME.initial_state()
+    seen = block_block.observe(camera.scene(state), GAME.board(state))
+    assert set(seen.labels().values()) == {EMPTY}
+    assert min(cell.confidence for cell in seen.cells.values()) > 0.95
+
+
+def test_a_first_block_is_read_without_a_memory() -> None:
+    camera = Camera("block-block", "high-cool", 2)
+    state = GAME.apply(GAME.initial_state(), "bar2:c3.0c3.1")
+    seen = block_block.observe(camera.scene(state), GAME.board(GAME.initial_state()))
+    assert seen.labels() == expected_view("block-block", GAME.board(state))
+
+
+def test_bad_input_raises_one_clear_error_and_leaves_the_memory_alone() -> None:
+    camera = Camera("block-block", "neutral", 2)
+    state = GAME.initial_state()
+    scene, memory = camera.scene(state), block_block.new_memory(KIT)
+    before = {name: memory.lab(name).copy() for name in memory.names}
+    with pytest.raises(ObserveError, match="position"):
+        block_block.observe(scene, {"size": 5, "cells": {"a1": [{"kind": "horse"}]}, "off": {}}, memory)
+    with pytest.raises(ObserveError, match="5x5"):
+        block_block.observe(scene, {"size": 3, "cells": {}, "off": {}}, memory)
+    with pytest.raises(ObserveError, match="memory"):
+        block_block.observe(scene, GAME.board(state), object())  # type: ignore[arg-type]
+    with pytest.raises(ObserveError, match="new_memory"):
+        block_block.observe(scene, GAME.board(state), ColourMemory({"mat": KIT.mat_rgb}))
+    with pytest.raises(ObserveError, match="Scene"):
+        block_block.observe("frame", GAME.board(state), memory)  # type: ignore[arg-type]
+    assert all(np.array_equal(memory.lab(name), before[name]) for name in memory.names)
+    assert memory.place is None and not memory.geometry
+
+
+def test_a_tuned_scene_is_refused() -> None:
+    camera = Camera("tuned", "neutral", 1)
+    with pytest.raises(ObserveError, match="block-block"):
+        block_block.observe(camera.scene(get_game("tuned").initial_state()),
+                            GAME.board(GAME.initial_state()))
+
+
+@pytest.mark.slow
+def test_a_longer_sweep_keeps_99_percent() -> None:
+    sweeps = {preset: read_frames(block_block, "block-block", preset, 100 + index, 12,
+                                  lambda: block_block.new_memory(KIT))
+              for index, preset in enumerate(PRESETS)}
+    print("block-block sweep accuracy per preset:",
+          {preset: round(accuracy(frames), 4) for preset, frames in sweeps.items()})
+    every = [read for frames in sweeps.values() for read in frames]
+    assert accuracy(every) >= 0.99, wrong(every)
+    assert confidently_wrong(every) == []
