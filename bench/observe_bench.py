@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import random
-import statistics
 import time
 from types import ModuleType
 from typing import Any, Callable
@@ -31,6 +29,7 @@ import cv2
 import numpy as np
 
 from rules.registry import get_game
+from bench.report import print_results, summary
 from vision.board import BoardTracker
 from vision.kit import kit_named
 from vision.observe.context import prepare
@@ -99,13 +98,6 @@ def time_game(game: str, module: ModuleType, preset: str, count: int, seed: int,
     return times
 
 
-def summary(samples: list[float]) -> dict[str, float]:
-    """Returns the median, the 90th percentile and the count of a series of times."""
-    ordered = sorted(samples)
-    return {"median_ms": statistics.median(ordered), "p90_ms": ordered[int(0.9 * (len(ordered) - 1))],
-            "count": float(len(ordered))}
-
-
 def run(games: list[str], preset: str, count: int, seed: int, clock: Clock) -> dict[str, dict[str, float]]:
     """Returns the timing summary of every step for every game that has an observer."""
     results = {}
@@ -137,12 +129,7 @@ def main() -> None:
     np.random.seed(args.seed)
     clock = time.process_time if args.cpu else time.perf_counter
     results = run(args.games.split(","), args.preset, args.frames, args.seed, clock)
-    if args.json:
-        print(json.dumps(results))
-        return
-    print(f"{'step':<34}{'median ms':>10}{'p90 ms':>10}{'n':>6}")
-    for name, row in results.items():
-        print(f"{name:<34}{row['median_ms']:>10.2f}{row['p90_ms']:>10.2f}{int(row['count']):>6}")
+    print_results(results, args.json, 34)
 
 
 if __name__ == "__main__":

@@ -17,8 +17,6 @@ motion check 0.23 ms; a Pi 4 is roughly 4-8x slower.
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
 import time
 from typing import Any, Callable
 
@@ -26,6 +24,7 @@ import cv2
 import numpy as np
 
 from tests.vision import synth
+from bench.report import print_results, summary
 from vision.board import BoardTracker
 from vision.gate import SceneGate
 from vision.kit import kit_named
@@ -90,13 +89,6 @@ def time_gate(boards: list[np.ndarray], clock: Clock) -> list[float]:
             for index, board in enumerate(boards)]
 
 
-def summary(samples: list[float]) -> dict[str, float]:
-    """Returns the median, the 90th percentile and the count of a series of times."""
-    ordered = sorted(samples)
-    p90 = ordered[int(0.9 * (len(ordered) - 1))]
-    return {"median_ms": statistics.median(ordered), "p90_ms": p90, "count": float(len(ordered))}
-
-
 def run(count: int, seed: int, clock: Clock) -> dict[str, dict[str, float]]:
     """Returns the timing summary of every step at every frame size."""
     results = {}
@@ -121,12 +113,7 @@ def main() -> None:
     args = parser.parse_args()
     cv2.setNumThreads(args.threads)
     results = run(args.frames, args.seed, time.process_time if args.cpu else time.perf_counter)
-    if args.json:
-        print(json.dumps(results))
-        return
-    print(f"{'step':<28}{'median ms':>10}{'p90 ms':>10}{'n':>6}")
-    for name, row in results.items():
-        print(f"{name:<28}{row['median_ms']:>10.2f}{row['p90_ms']:>10.2f}{int(row['count']):>6}")
+    print_results(results, args.json, 28)
 
 
 if __name__ == "__main__":
