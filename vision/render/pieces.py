@@ -207,18 +207,41 @@ def _block_height(setting: Setting, stack: list[dict[str, Any]]) -> float:
     return 0.0 if not blocks else (height if blocks[0]["orientation"] == "upright" else width)
 
 
+def _support_middle(setting: Setting, cells: Cells, square: str) -> tuple[float, float]:
+    """Returns the board mm middle of the footprint of the block a square's pieces stand on."""
+    # A meeple's parts are drawn by this point (at each part's own top) rather than by the
+    # meeple's, so that the painter puts them after the block they stand on even when it lies
+    # over two squares or the meeple stands off the square's centre, and puts the parts of two
+    # meeples side by side (which cut into each other) low to high.
+    blocks = [piece for piece in cells[square] if piece["kind"] == "block"]
+    if not blocks or blocks[0]["orientation"] == "upright":
+        return setting.centre(square)
+    partner = _lying_partner(setting, cells, square, blocks[0])
+    (x0, y0), (x1, y1) = setting.centre(square), setting.centre(partner[0])
+    return (x0 + x1) / 2, (y0 + y1) / 2
+
+
+def _arena_meeple(setting: Setting, cells: Cells, square: str, index: int, rgb: RGB) -> Item:
+    """Returns a meeple of a square's stack, beside its stack-mates, its parts anchored on its support."""
+    stack = cells[square]
+    meeples = [number for number, piece in enumerate(stack) if piece["kind"] == "meeple"]
+    shift = (meeples.index(index) - (len(meeples) - 1) / 2) * setting.size("meeple")[0] * 0.45
+    x, y = setting.centre(square)
+    solids = meeple(setting, (x + shift, y, _block_height(setting, stack)), rgb)
+    middle = _support_middle(setting, cells, square)
+    return Item(frozenset({(square, index)}),
+                tuple(solid.anchored(np.array([*middle, solid.top()])) for solid in solids))
+
+
 def _arena_items(setting: Setting, cells: Cells) -> list[Item]:
     """Returns Block Arena's blocks (upright or lying over two squares) and meeples on top."""
     items = []
     for square, stack in sorted(cells.items()):
-        meeples = [index for index, piece in enumerate(stack) if piece["kind"] == "meeple"]
         for index, piece in enumerate(stack):
             rgb = setting.colour(f"{piece['colour']}-{piece['kind']}")
             x, y = setting.centre(square)
             if piece["kind"] == "meeple":
-                shift = (meeples.index(index) - (len(meeples) - 1) / 2) * setting.size("meeple")[0] * 0.45
-                solids = meeple(setting, (x + shift, y, _block_height(setting, stack)), rgb)
-                items.append(Item(frozenset({(square, index)}), tuple(solids)))
+                items.append(_arena_meeple(setting, cells, square, index, rgb))
             elif piece["orientation"] == "upright":
                 items.append(Item(frozenset({(square, index)}), (box(x, y, 0.0, setting.size("block"), rgb),)))
             else:

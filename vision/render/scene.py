@@ -66,7 +66,8 @@ def draw_mat(canvas: Canvas, kit: Kit, mat: Mat, table_rgb: RGB) -> Image:
 def draw_solids(image: Image, canvas: Canvas, solids: Iterable[Solid], light: Lighting) -> None:
     """Draws solids with the painter's algorithm: solids far to near, faces turned away skipped."""
     # Pieces stand on the mat and the camera looks down, so a solid whose anchor is farther from
-    # the point under the camera goes first, and of two equally far (a stack) the lower one;
+    # the point under the camera goes first, of two equally far (a stack) the lower one, and of
+    # two as high (pieces side by side on one support) the one whose own middle is farther;
     # within a solid, translucent faces go far to near and opaque ones facing away are left out.
     shapes = [solid for solid in solids if solid.faces]
     if not shapes:
@@ -78,7 +79,8 @@ def draw_solids(image: Image, canvas: Canvas, solids: Iterable[Solid], light: Li
     centres = np.array([face.points.mean(axis=0) for face in faces])
     facing = np.einsum("ij,ij->i", directions, eye - centres) > 0
     shades = light.shade(directions)
-    keys = [(-float(np.hypot(*(solid.anchor[:2] - eye[:2]))), float(solid.anchor[2])) for solid in shapes]
+    keys = [(-_reach(solid.anchor, eye), float(solid.anchor[2]), -_reach(solid.points().mean(axis=0), eye))
+            for solid in shapes]
     rank = np.empty(len(shapes), int)
     rank[sorted(range(len(shapes)), key=keys.__getitem__)] = np.arange(len(shapes))
     order = np.lexsort((-np.linalg.norm(centres - eye, axis=1), rank[owner]))
@@ -86,6 +88,11 @@ def draw_solids(image: Image, canvas: Canvas, solids: Iterable[Solid], light: Li
         face = faces[index]
         if facing[index] or face.alpha < 1:
             _draw_face(image, canvas, face, shades[index])
+
+
+def _reach(point: FloatArray, eye: FloatArray) -> float:
+    """Returns how far a point lies from the camera along the mat (its horizontal distance)."""
+    return float(np.hypot(*(point[:2] - eye[:2])))
 
 
 def _draw_face(image: Image, canvas: Canvas, face: Face, shade: float) -> None:

@@ -152,3 +152,36 @@ def test_unknown_games_sets_and_shapes_are_refused() -> None:
         renderer.frame({"size": 5, "cells": {"a1": [cube]}, "off": {}})
     with pytest.raises(RenderError, match="blob"):
         renderer.frame({"size": 5, "cells": {}, "off": {"hand": {"1": {"blob": 1}}}})
+
+
+def arena_stack(square: str, other: str | None, meeples: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """Returns Block Arena cells: a dark block on a square (lying towards other if given), meeples on it."""
+    block: dict[str, Any] = {"kind": "block", "owner": 2, "colour": "dark", "orientation": "upright"}
+    cells = {square: [{**block, **({"orientation": "lying", "other": other} if other else {})}]
+             + [{"kind": "meeple", "owner": 1 if colour == "light" else 2, "colour": colour} for colour in meeples]}
+    if other:
+        cells[other] = [{**block, "orientation": "lying", "other": square}]
+    return cells
+
+
+def meeple_head(renderer: Renderer, frame: np.ndarray, square: str, top: float, shift: float) -> np.ndarray:
+    """Returns the frame colour (B, G, R floats) where the head of a meeple standing at a height is seen."""
+    x, y = renderer.setting.centre(square)
+    width, _, height = renderer.setting.size("meeple")
+    u, v = np.round(renderer.camera.project([[x + shift * width, y, top + height * 0.8]])[0]).astype(int)
+    return np.asarray(frame[v - 1:v + 2, u - 1:u + 2].astype(float).mean(axis=(0, 1)))
+
+
+@pytest.mark.parametrize("square, other", [("a1", "b1"), ("i9", "h9"), ("a9", "a8"), ("i1", "i2"), ("e6", "e5"),
+                                           ("b1", "a1"), ("e5", "e6"), ("c3", None)])
+def test_meeples_on_a_block_show_their_colours_on_top(square: str, other: str | None) -> None:
+    renderer = Renderer("block-arena", "9x9", CLEAN, PLAIN, seed=1)
+    top = 30.0 if other else 62.0
+    off = EMPTY_OFF["block-arena"]
+    for meeples in (["light"], ["light", "dark"], ["dark", "light"]):
+        frame = renderer.frame({"size": 9, "cells": arena_stack(square, other, meeples), "off": off})
+        for index, colour in enumerate(meeples):
+            shift = (index - (len(meeples) - 1) / 2) * 0.45
+            seen = meeple_head(renderer, frame, square, top, shift)
+            expected = expected_top(renderer, renderer.setting.colour(f"{colour}-meeple"))
+            assert np.abs(seen - expected).max() < 30, (meeples, colour, seen, expected)
