@@ -2,8 +2,13 @@
 
 Each frame of the board region is shrunk to a small grayscale image (160x120 by default) and
 compared with the previous frame (motion) and with the last still scene (what changed). A
-changed region that reaches in from the image's edge (or is skin-coloured there, or very large)
-is a hand or an arm: COVERED. Any other motion, and the first frames after it, is MOVING. After
+changed region that comes in from beyond the view (the image's edge, or the black fill where
+the region runs past the camera's view) as wide as an arm, or is skin-coloured there where the
+still scene was not, or is very large, is a hand or an arm: COVERED. A narrower change there is
+a piece taken from beside the board or a piece's lean or shadow (the region should reach far
+enough past the grid that pieces on it cannot cross its edge); under a warm light the mat and
+the table may look like skin, so colours the still scene already had around there say nothing.
+Any other motion, and the first frames after it, is MOVING. After
 `still_frames` frames without motion the scene is STILL, and on that frame the gate emits a
 StillEvent: the moment to take an observation. A change of light (a change spread over the whole
 image that one smooth gain explains) is not motion: the gate re-references and carries on.
@@ -48,6 +53,9 @@ class GateState(str, Enum):
 class GateSettings:
     """The gate's tunable numbers (sizes in pixels of the small image, fractions of its area)."""
 
+    # arm_fraction is the narrowest arm or sleeve that reaches in over the edge, as a fraction of
+    # the small image's width and of its height (not of its area).
+
     size: tuple[int, int] = (160, 120)
     still_frames: int = 3
     still_ms: float = 0.0
@@ -55,6 +63,7 @@ class GateSettings:
     min_blob_px: int = 6
     edge_fraction: float = 0.01
     cover_fraction: float = 0.3
+    arm_fraction: float = 0.1
     skin_fraction: float = 0.5
     light_fraction: float = 0.2
     cover_hold_frames: int = 20
@@ -69,6 +78,7 @@ class GateSettings:
             "min_blob_px": 1 <= self.min_blob_px <= width * height,
             "edge_fraction": 0 < self.edge_fraction <= 1,
             "cover_fraction": 0 < self.cover_fraction <= 1,
+            "arm_fraction": 0 < self.arm_fraction <= 0.5,
             "skin_fraction": 0 < self.skin_fraction <= 1,
             "light_fraction": 0 < self.light_fraction <= 1,
             "cover_hold_frames": 1 <= self.cover_hold_frames <= 100_000,
@@ -98,6 +108,14 @@ def shrink(image: Image, size: tuple[int, int]) -> Image:
     return np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_LINEAR), np.uint8)
 
 
+def out_of_view(image: Image) -> Mask:
+    """Returns the pixels beyond the camera's view: pure black (a rectified region's fill) joined to the border."""
+    black = (image[:, :, :3].max(axis=2) if image.ndim == 3 else image) == 0
+    _, labels = cv2.connectedComponents(black.astype(np.uint8))
+    border = np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])
+    return np.asarray(np.isin(labels, border[border > 0]))
+
+
 def skin_mask(image: Image) -> Mask:
     """Returns where a BGR(A) image has skin colours (a classic YCrCb box)."""
     ycrcb = cv2.cvtColor(np.ascontiguousarray(image[:, :, :3]), cv2.COLOR_BGR2YCrCb)
@@ -119,6 +137,8 @@ class SceneGate:
         self.event: StillEvent | None = None
         self._previous: Field | None = None
         self._reference: Field | None = None
+        self._previous_skin: Mask | None = None
+        self._reference_skin: Mask | None = None
         self._t_ms = -math.inf
         self._last_motion = -math.inf
         self._quiet = 0
@@ -128,9 +148,9 @@ class SceneGate:
     def update(self, frame: Image, t_ms: float) -> GateState:
         """Returns the scene's state after this frame; sets `event` when it just became still."""
         t = self._check_time(t_ms)
-        small, skin = self._shrink(frame)
+        small, skin, outside = self._shrink(frame)
         self.event, self._t_ms = None, t
-        previous, self._previous = self._previous, small
+        previous, self._previous, self._previous_skin = self._previous, small, skin
         if previous is None:
             self._quiet = 1
             return self._settle(small)
@@ -139,7 +159,7 @@ class SceneGate:
             self._reference = self._reference * gain
         moving = self._blobs(motion).size > 0
         self._since_motion = 0 if moving else self._since_motion + 1
-        covered = self._covered(small, skin)
+        covered = self._covered(small, skin, outside)
         if moving or covered:
             self._quiet, self._pending, self._last_motion = 0, True, t
             self.state = GateState.COVERED if covered else GateState.MOVING
@@ -164,19 +184,19 @@ class SceneGate:
             raise GateError(f"frame time {t_ms} ms is before the previous frame's {self._t_ms} ms")
         return float(t_ms)
 
-    def _shrink(self, frame: Image) -> tuple[Field, Mask | None]:
-        """Returns the small blurred grayscale frame and its skin-colour mask (None if gray)."""
+    def _shrink(self, frame: Image) -> tuple[Field, Mask | None, Mask]:
+        """Returns the small blurred gray frame, its skin mask (None if gray) and what lies beyond the view."""
         small = shrink(require_image(frame), self.settings.size)
         skin = skin_mask(small) if small.ndim == 3 and small.shape[2] >= 3 else None
         gray = to_gray(small).astype(np.float32)
-        return np.asarray(cv2.GaussianBlur(gray, (5, 5), 0), np.float32), skin
+        return np.asarray(cv2.GaussianBlur(gray, (5, 5), 0), np.float32), skin, out_of_view(small)
 
     def _gain(self, now: Field, before: Field) -> Field:
         """Returns the smooth gain field (a plane in log space) that best turns before into now."""
         valid = (now > DARK) & (before > DARK) & (now < BRIGHT) & (before < BRIGHT)
         if valid.sum() < 16:
             return np.ones_like(now)
-        ratio = np.log(now) - np.log(np.maximum(before, 1.0))
+        ratio = np.log(np.maximum(now, 1.0)) - np.log(np.maximum(before, 1.0))
         middle = float(np.median(ratio[valid][::4]))
         inliers = (valid & (np.abs(ratio - middle) < LOG_SLACK)).ravel()
         if inliers.sum() < 0.3 * now.size:
@@ -208,26 +228,60 @@ class SceneGate:
         rows = np.asarray(stats[1:count], np.int32)
         return rows[rows[:, cv2.CC_STAT_AREA] >= self.settings.min_blob_px]
 
-    def _covered(self, small: Field, skin: Mask | None) -> bool:
-        """Tells whether a hand or arm is in view: a big, edge-reaching or skin-coloured change."""
+    def _covered(self, small: Field, skin: Mask | None, outside: Mask) -> bool:
+        """Tells whether a hand or arm is in view: a big change, or one coming in arm-wide or skin-coloured."""
         # A covering change that has not moved for cover_hold_frames frames is taken for part of
         # the scene (a tall piece leaning over the edge), so the gate can never stay covered.
         if self._reference is None or self._since_motion >= self.settings.cover_hold_frames:
             return False
         mask, _, _ = self._difference(small, self._reference)
         count, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8))
-        height, width = mask.shape
+        rim = self._rim(outside)
+        arms = set(labels[self._arm_wide(mask, outside, rim)].tolist())
+        entering = set(labels[mask & rim].tolist())
+        skin_new = self._new_skin(skin)
+        least = max(self.settings.edge_fraction * mask.size, self.settings.min_blob_px)
         for label in range(1, count):
-            x, y, w, h, area = (int(v) for v in stats[label])
-            edge = x == 0 or y == 0 or x + w == width or y + h == height
+            area = int(stats[label, cv2.CC_STAT_AREA])
             big = area >= self.settings.cover_fraction * mask.size
-            least = max(self.settings.edge_fraction * mask.size, self.settings.min_blob_px)
-            reaching = edge and area >= least
-            skinny = (edge and skin is not None and area >= self.settings.min_blob_px
-                      and float(skin[labels == label].mean()) >= self.settings.skin_fraction)
+            reaching = label in arms and area >= least
+            skinny = (label in entering and skin_new is not None and area >= self.settings.min_blob_px
+                      and float(skin_new[labels == label].mean()) >= self.settings.skin_fraction)
             if big or reaching or skinny:
                 return True
         return False
+
+    def _rim(self, outside: Mask) -> Mask:
+        """Returns the pixels in view where things from beyond the view come in: the border, the fill's edge."""
+        rim = cv2.dilate(outside.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        rim[[0, -1], :] = True
+        rim[:, [0, -1]] = True
+        return np.asarray(rim & ~outside)
+
+    def _arm_kernel(self) -> NDArray[np.uint8]:
+        """Returns a box as wide and as tall as the narrowest arm."""
+        height, width = self.settings.size[1], self.settings.size[0]
+        fraction = self.settings.arm_fraction
+        return np.ones((max(3, round(fraction * height)), max(3, round(fraction * width))), np.uint8)
+
+    def _arm_wide(self, mask: Mask, outside: Mask, rim: Mask) -> Mask:
+        """Returns the rim pixels where a change at least as wide as an arm comes in."""
+        # Eroding with an arm-sized box (once pinholes, where the arm looks like what it covers,
+        # are filled), what lies beyond the view counted as changed, keeps at the rim only changes
+        # that come in arm-wide; a piece taken from beside the board, or a piece's lean or soft
+        # shadow reaching the edge, is narrower or thinner and wears away.
+        changed = cv2.morphologyEx((mask | outside).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        worn = cv2.erode(changed, self._arm_kernel(), borderType=cv2.BORDER_CONSTANT, borderValue=1)
+        return np.asarray(worn.astype(bool) & rim)
+
+    def _new_skin(self, skin: Mask | None) -> Mask | None:
+        """Returns where the frame is skin-coloured but the still scene was not, nearby (None if gray)."""
+        # Under a warm light the mat or the table may look like skin: a piece taken away shows
+        # more of it, which says nothing, so skin within an arm's width of the old skin is left out.
+        if skin is None or self._reference_skin is None:
+            return skin
+        known = cv2.dilate(self._reference_skin.astype(np.uint8), self._arm_kernel()).astype(bool)
+        return np.asarray(skin & ~known)
 
     def _settle(self, small: Field) -> GateState:
         """Returns MOVING until the scene has been quiet long enough, then STILL (with an event)."""
@@ -247,5 +301,5 @@ class SceneGate:
         else:
             mask, _, _ = self._difference(small, self._reference)
             changed, fraction = self._blobs(mask).size > 0, float(mask.mean())
-        self._reference, self._pending = small, False
+        self._reference, self._reference_skin, self._pending = small, self._previous_skin, False
         return StillEvent(self._t_ms, changed, fraction, forced)

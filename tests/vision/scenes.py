@@ -29,14 +29,26 @@ def board(pieces: tuple[tuple[int, int, tuple[int, int, int]], ...] = ()) -> Ima
     return image
 
 
-def with_hand(image: Image, reach: int, row: int = 160) -> Image:
+def with_hand(image: Image, reach: int, row: int = 160, half_width: int = 28) -> Image:
     """Returns the image with an arm reaching `reach` pixels in from the left edge (0: none)."""
     if reach <= 0:
         return image
     out = image.copy()
-    cv2.rectangle(out, (0, row - 28), (max(0, reach - 40), row + 28), SLEEVE, -1)
+    cv2.rectangle(out, (0, row - half_width), (max(0, reach - 40), row + half_width), SLEEVE, -1)
     cv2.ellipse(out, (max(0, reach - 25), row), (30, 22), 0, 0, 360, SKIN, -1)
     return out
+
+
+def leaning(image: Image, row: int, half_height: int, colour: tuple[int, int, int]) -> Image:
+    """Returns the image with a tall piece's lean or shadow: a band from the left edge into the board."""
+    out = image.copy()
+    cv2.rectangle(out, (0, row - half_height), (45, row + half_height), colour, -1)
+    return out
+
+
+def tinted(image: Image, gains: tuple[float, float, float]) -> Image:
+    """Returns the image under a tinted light: each of B, G and R scaled by its gain."""
+    return np.clip(image.astype(np.float32) * np.array(gains, np.float32), 0, 255).astype(np.uint8)
 
 
 def lit(image: Image, gain: float, ramp: float = 0.0) -> Image:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.vision.scenes import board, lit, noisy, with_hand
-from vision.gate import GateError, GateSettings, GateState, SceneGate, StillEvent
+from tests.vision.scenes import board, leaning, lit, noisy, tinted, with_hand
+from vision.gate import GateError, GateSettings, GateState, SceneGate, StillEvent, out_of_view, skin_mask
 
 M, C, S = GateState.MOVING, GateState.COVERED, GateState.STILL
 START = board(((2, 2, (60, 120, 200)), (6, 1, (40, 40, 40))))
 AFTER = board(((2, 2, (60, 120, 200)), (6, 1, (40, 40, 40)), (4, 4, (90, 60, 38))))
+EDGE = leaning(board(((2, 2, (60, 120, 200)), (6, 1, (40, 40, 40)), (0, 4, (90, 60, 38)))), 160, 8, (70, 50, 35))
+WARM = (0.8, 0.96, 1.15)  # a 2700 K lamp's tint, under which the mat reads as skin
+NEUTRAL = (1.0, 1.0, 1.0)
 
 
 Events = list[tuple[int, StillEvent]]
@@ -103,6 +106,54 @@ def test_a_resting_cover_becomes_part_of_the_scene_after_the_hold() -> None:
     assert [index for index, _ in events] == [6] and events[0][1].changed
 
 
+@pytest.mark.parametrize("tint", [NEUTRAL, WARM], ids=["neutral", "warm"])
+def test_a_piece_leaning_over_the_edge_narrower_than_an_arm_is_still(tint: tuple[float, float, float]) -> None:
+    gate = SceneGate()
+    settled(gate, tinted(START, tint))
+    arm = [with_hand(START, 60, half_width=50), with_hand(START, 120, half_width=50),
+           with_hand(EDGE, 120, half_width=50), with_hand(EDGE, 60, half_width=50)]
+    states, events = run(gate, [tinted(frame, tint) for frame in arm + [EDGE] * 5])
+    assert states == [C, C, C, C, M, M, M, S, S]
+    assert [index for index, _ in events] == [7] and events[0][1].changed
+
+
+def test_a_piece_taken_from_beside_a_warm_mat_is_not_a_hand() -> None:
+    beside = leaning(START, 250, 8, (40, 40, 40))
+    assert skin_mask(tinted(START, WARM)).mean() > 0.8
+    gate = SceneGate()
+    settled(gate, tinted(beside, WARM))
+    arm = [with_hand(beside, 60, 250, half_width=50), with_hand(START, 60, 250, half_width=50)]
+    states, events = run(gate, [tinted(frame, WARM) for frame in arm + [START] * 5])
+    assert states == [C, C, M, M, M, S, S] and [index for index, _ in events] == [5]
+
+
+def test_an_arm_at_rest_on_a_warm_mat_stays_covered() -> None:
+    gate = SceneGate()
+    settled(gate, tinted(START, WARM))
+    states, events = run(gate, [tinted(with_hand(START, reach), WARM) for reach in (100, 130, 130, 130, 130, 130)])
+    assert states == [C] * 6 and events == []
+
+
+def test_an_arm_coming_in_from_beyond_the_camera_view_is_covered() -> None:
+    gate = SceneGate()
+    rng = np.random.default_rng(3)
+    frames = [START] * 3 + [with_hand(START, reach) for reach in (100, 150, 200, 200, 200)]
+    states = []
+    for index, frame in enumerate(frames):
+        seen = noisy(frame, rng)
+        seen[:, :80] = 0  # the region runs past the camera's view: the rectified image is black there
+        states.append(gate.update(seen, 100.0 * index))
+    assert states == [M, M, S, C, C, C, C, C]
+
+
+def test_only_black_joined_to_the_border_is_beyond_the_view() -> None:
+    image = np.full((40, 60, 3), 120, np.uint8)
+    image[:, :10] = 0
+    image[15:25, 30:40] = 0
+    beyond = out_of_view(image)
+    assert beyond[:, :10].all() and not beyond[15:25, 30:40].any() and beyond.sum() == 400
+
+
 def test_force_still_announces_the_scene_at_once() -> None:
     gate = SceneGate()
     settled(gate)
@@ -142,7 +193,7 @@ def test_bad_input_is_refused_and_changes_nothing() -> None:
 
 
 @pytest.mark.parametrize("settings", [{"still_frames": 0}, {"size": (8, 8)}, {"diff_level": 0},
-                                      {"light_fraction": 1.5}, {"cover_hold_frames": 0}])
+                                      {"light_fraction": 1.5}, {"cover_hold_frames": 0}, {"arm_fraction": 0.0}])
 def test_settings_out_of_range_are_refused(settings: dict[str, object]) -> None:
     with pytest.raises(GateError, match=next(iter(settings))):
         GateSettings(**settings)  # type: ignore[arg-type]
