@@ -19,6 +19,9 @@ from vision.infer import visible_moves
 from vision.render.record import Timing, preset, record_game
 
 TIMING = Timing(fps=10.0, lead=2, still=3, approach=2, leave=2, pause=1)
+# Under a low camera the leaving hand stays in the gate's region until its last frame, so the
+# frame after it still shows motion and the gate needs one more still frame after the last move.
+LOW_TIMING = replace(TIMING, still=4)
 SIZE = (640, 480)
 JPEG_QUALITY = 80
 QUIET = {"pass", "end"}
@@ -26,7 +29,7 @@ QUIET = {"pass", "end"}
 
 @dataclass(frozen=True)
 class Spec:
-    """One fixture: its folder name, game, variant, preset, seed and number of moves."""
+    """One fixture: its folder name, game, variant, preset, seed, number of moves and timing."""
 
     name: str
     game: str
@@ -34,11 +37,13 @@ class Spec:
     preset: str
     seed: int
     plies: int
+    timing: Timing = TIMING
 
 
 SPECS = (
-    Spec("block-arena-9x9-neutral", "block-arena", "9x9", "neutral", 1, 16),
-    Spec("block-arena-7x7-warm", "block-arena", "7x7", "low-warm-tilted", 2, 16),
+    Spec("block-arena-9x9-neutral", "block-arena", "9x9", "neutral", 1, 12),
+    Spec("block-arena-7x7-warm", "block-arena", "7x7", "low-warm-tilted", 2, 10, LOW_TIMING),
+    Spec("block-arena-9x9-cool", "block-arena", "9x9", "high-cool", 11, 11),
     Spec("block-pt-cool", "block-pt", None, "high-cool", 3, 12),
     Spec("block-pt-dim", "block-pt", None, "dim-noisy", 4, 12),
     Spec("tuned-neutral", "tuned", None, "neutral", 5, 40),
@@ -110,7 +115,7 @@ def main() -> None:
         camera, light = preset(spec.preset)
         camera = replace(camera, jpeg_quality=min(camera.jpeg_quality, JPEG_QUALITY))
         summary = record_game(spec.game, spec.variant, moves_for(spec), target, camera=camera,
-                              light=light, seed=spec.seed, size=SIZE, timing=TIMING)
+                              light=light, seed=spec.seed, size=SIZE, timing=spec.timing)
         print(spec.name, summary["frames"], "frames", summary["moves"], "moves")
 
 
