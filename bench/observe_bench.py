@@ -2,10 +2,12 @@
 
 Run from the repository root:
     .venv/bin/python -m bench.observe_bench [--games tuned,blockade] [--preset high-cool]
-        [--frames N] [--seed S] [--threads T] [--cpu] [--json]
+        [--sizes 640x480,1280x960] [--frames N] [--seed S] [--threads T] [--cpu] [--json]
 Frames are renders (vision.render) of seeded random positions of each game with one camera and
-light preset (default `high-cool`, 1280x960); games whose observer module is not written yet are
-skipped. Per game and frame it times, in ms: `recheck` a locked BoardTracker's update, `place`
+light preset (default `high-cool`), rendered at each of --sizes (the preset's camera with only
+its frame size changed; default 640x480 and 1280x960); games whose observer module is not
+written yet are skipped. Rows are named `game step WIDTHxHEIGHT`. Per game, size and frame it
+times, in ms: `recheck` a locked BoardTracker's update, `place`
 locate_camera, `prepare` the white balance and Lab conversion (vision.observe.context), `observe
 cold` the observer with a fresh memory (every cell's geometry computed), `observe moved` with the
 memory of the previous position (only cells near the moved pieces are recomputed: the usual case
@@ -23,13 +25,14 @@ import importlib
 import random
 import time
 from types import ModuleType
+from dataclasses import replace
 from typing import Any, Callable
 
 import cv2
 import numpy as np
 
 from rules.registry import get_game
-from bench.report import print_results, summary
+from bench.report import parse_sizes, print_results, size_label, summary
 from vision.board import BoardTracker
 from vision.kit import kit_named
 from vision.observe.context import prepare
@@ -70,12 +73,12 @@ def positions(game: str, count: int, seed: int) -> list[Any]:
     return found
 
 
-def time_game(game: str, module: ModuleType, preset: str, count: int, seed: int,
+def time_game(game: str, module: ModuleType, preset: str, size: tuple[int, int], count: int, seed: int,
               clock: Clock) -> dict[str, list[float]]:
-    """Returns every step's times over the frames of one game."""
+    """Returns every step's times over the frames of one game at one frame size."""
     kit = kit_named()
     camera, light = PRESETS[preset]
-    renderer = Renderer(game, None, camera, light, seed=seed)
+    renderer = Renderer(game, None, replace(camera, size=size), light, seed=seed)
     boards = positions(game, count + 1, seed)
     frames = [renderer.frame(board) for board in boards]
     tracker = BoardTracker(kit, kit.mat(game))
@@ -98,15 +101,17 @@ def time_game(game: str, module: ModuleType, preset: str, count: int, seed: int,
     return times
 
 
-def run(games: list[str], preset: str, count: int, seed: int, clock: Clock) -> dict[str, dict[str, float]]:
-    """Returns the timing summary of every step for every game that has an observer."""
+def run(games: list[str], preset: str, sizes: list[tuple[int, int]], count: int, seed: int,
+        clock: Clock) -> dict[str, dict[str, float]]:
+    """Returns the timing summary of every step for every game that has an observer, per size."""
     results = {}
     for game in games:
         module = observer(game)
         if module is None:
             continue
-        for step, samples in time_game(game, module, preset, count, seed, clock).items():
-            results[f"{game} {step}"] = summary(samples)
+        for size in sizes:
+            for step, samples in time_game(game, module, preset, size, count, seed, clock).items():
+                results[f"{game} {step} {size_label(size)}"] = summary(samples)
     return results
 
 
@@ -115,6 +120,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default=",".join(OBSERVERS), help="comma-separated game names")
     parser.add_argument("--preset", default="high-cool", choices=list(PRESETS))
+    parser.add_argument("--sizes", default="640x480,1280x960", help="comma-separated frame sizes, WIDTHxHEIGHT")
     parser.add_argument("--frames", type=int, default=10, help="positions per game")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=1, help="OpenCV threads")
@@ -125,11 +131,15 @@ def main() -> None:
     unknown = sorted(set(args.games.split(",")) - set(OBSERVERS))
     if unknown:
         parser.error(f"unknown game {unknown[0]!r}; choose from {', '.join(OBSERVERS)}")
+    try:
+        sizes = parse_sizes(args.sizes)
+    except ValueError as error:
+        parser.error(str(error))
     cv2.setNumThreads(args.threads)
     np.random.seed(args.seed)
     clock = time.process_time if args.cpu else time.perf_counter
-    results = run(args.games.split(","), args.preset, args.frames, args.seed, clock)
-    print_results(results, args.json, 34)
+    results = run(args.games.split(","), args.preset, sizes, args.frames, args.seed, clock)
+    print_results(results, args.json, 44)
 
 
 if __name__ == "__main__":

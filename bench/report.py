@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import statistics
 
+Columns = tuple[tuple[str, str, str], ...]  # (key, heading, format) of each column after the label
+TIMES: Columns = (("median_ms", "median ms", ".2f"), ("p90_ms", "p90 ms", ".2f"), ("count", "n", ".0f"))
+
 
 def summary(samples: list[float]) -> dict[str, float]:
     """Returns the median, the 90th percentile and the count of a series of times."""
@@ -13,11 +16,35 @@ def summary(samples: list[float]) -> dict[str, float]:
             "count": float(len(ordered))}
 
 
-def print_results(results: dict[str, dict[str, float]], as_json: bool, label_width: int) -> None:
-    """Prints summaries as JSON, or as a table of median, p90 and count per step."""
+def size_label(size: tuple[int, int]) -> str:
+    """Returns a frame size as the benchmarks name it: WIDTHxHEIGHT."""
+    return f"{size[0]}x{size[1]}"
+
+
+def parse_sizes(text: str) -> list[tuple[int, int]]:
+    """Returns the frame sizes of a comma-separated list such as 640x480,1280x960."""
+    sizes = []
+    for item in text.split(","):
+        width, _, height = item.strip().partition("x")
+        if not (width.isdigit() and height.isdigit()):
+            raise ValueError(f"a frame size is WIDTHxHEIGHT, not {item!r}")
+        sizes.append((int(width), int(height)))
+    return sizes
+
+
+def print_table(results: dict[str, dict[str, float]], columns: Columns, as_json: bool, label_width: int) -> None:
+    """Prints rows as JSON, or as a table with one column per (key, heading, format)."""
     if as_json:
         print(json.dumps(results))
         return
-    print(f"{'step':<{label_width}}{'median ms':>10}{'p90 ms':>10}{'n':>6}")
+    widths = [max(10, len(heading) + 2) for _, heading, _ in columns]
+    print(f"{'step':<{label_width}}" + "".join(f"{heading:>{width}}"
+                                               for (_, heading, _), width in zip(columns, widths)))
     for name, row in results.items():
-        print(f"{name:<{label_width}}{row['median_ms']:>10.2f}{row['p90_ms']:>10.2f}{int(row['count']):>6}")
+        print(f"{name:<{label_width}}" + "".join(f"{row[key]:>{width}{form}}"
+                                                 for (key, _, form), width in zip(columns, widths)))
+
+
+def print_results(results: dict[str, dict[str, float]], as_json: bool, label_width: int) -> None:
+    """Prints summaries as JSON, or as a table of median, p90 and count per step."""
+    print_table(results, TIMES, as_json, label_width)

@@ -6,7 +6,10 @@ Prints one table row per step and frame size with the median and 90th percentile
 (and with --json one JSON object). Steps: `detect+fit` is a whole-frame ArUco detection plus
 the homography fit (what a first look or a bumped camera costs); `recheck+rectify` is the
 cached homography's per-frame marker check plus the rectified 2 px/mm board image (the steady
-state); `gate` is the scene gate's update on that rectified board. Frames are noisy JPEG-75
+state); `gate` is the scene gate's update on that rectified board; `motion gate` is what the
+appliance's pipeline adds to the re-check on every frame (pi/pipeline.py): the gate's coarse
+rectified region (GATE_PX_PER_MM, GATE_MARGIN_MM) plus the gate's update on it (target on this
+machine class: 1 ms). Frames are noisy JPEG-75
 renders of the block-arena 9x9 mat from seeded poses across KIT.md's camera envelope
 (tests/vision/synth.py). OpenCV runs on --threads threads (default 1, like one Pi core);
 --cpu times with the process CPU clock instead of the wall clock (steadier on a busy machine).
@@ -23,8 +26,9 @@ from typing import Any, Callable
 import cv2
 import numpy as np
 
+from pi.pipeline import GATE_MARGIN_MM, GATE_PX_PER_MM
 from tests.vision import synth
-from bench.report import print_results, summary
+from bench.report import print_results, size_label, summary
 from vision.board import BoardTracker
 from vision.gate import SceneGate
 from vision.kit import kit_named
@@ -89,15 +93,36 @@ def time_gate(boards: list[np.ndarray], clock: Clock) -> list[float]:
             for index, board in enumerate(boards)]
 
 
+def time_motion_gate(frames: list[np.ndarray], repeats: int, clock: Clock) -> list[float]:
+    """Returns the time of the pipeline's per-frame gate work: its rectified region plus the
+    gate's update, each frame fed repeats times 100 ms apart."""
+    kit = kit_named()
+    samples: list[float] = []
+    for frame in frames:
+        view = BoardTracker(kit, kit.mat("block-arena", "9x9")).update(frame).view
+        assert view is not None, "the bench frame was not recognised"
+        view.rectify(frame, GATE_PX_PER_MM, GATE_MARGIN_MM)
+        gate = SceneGate()
+
+        def step(t_ms: float) -> None:
+            """Rectifies the gate's region of the frame and feeds it to the gate."""
+            gate.update(view.rectify(frame, GATE_PX_PER_MM, GATE_MARGIN_MM), t_ms)
+
+        samples += [timed(lambda: step(100.0 * index), clock) for index in range(repeats)]
+    return samples
+
+
 def run(count: int, seed: int, clock: Clock) -> dict[str, dict[str, float]]:
     """Returns the timing summary of every step at every frame size."""
     results = {}
     for width, height in SIZES:
         frames = frames_for((width, height), count, seed)
         cached, boards = time_cached(frames, 3, clock)
-        results[f"detect+fit {width}x{height}"] = summary(time_detect_fit(frames, clock))
-        results[f"recheck+rectify {width}x{height}"] = summary(cached)
-        results[f"gate {width}x{height}"] = summary(time_gate(boards, clock))
+        size = size_label((width, height))
+        results[f"detect+fit {size}"] = summary(time_detect_fit(frames, clock))
+        results[f"recheck+rectify {size}"] = summary(cached)
+        results[f"gate {size}"] = summary(time_gate(boards, clock))
+        results[f"motion gate {size}"] = summary(time_motion_gate(frames, 3, clock))
     return results
 
 

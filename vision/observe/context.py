@@ -5,11 +5,18 @@ Colours are normalised against the printed mat itself: the off-white margin arou
 the mat's nominal colour, so warm or cool light, dim or bright, reads the same. Samples are
 taken at 3D board points (mm, z up) through the camera place, so a piece's top is read where it
 really appears rather than over its cell.
+
+Only the sampled pixels are ever converted: the frame stays as it came (BGR, uint8) and each
+sample's 2 x 2 neighbourhood is balanced and turned into Lab before being interpolated, so the
+result is what bilinear sampling (cv2.remap, BORDER_REPLICATE) of the whole frame converted to
+Lab gives, to float32 rounding, without converting a million pixels per still frame.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -33,9 +40,9 @@ class ObserveError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Scene:
-    """One still frame ready to sample: balanced Lab image, board fix, camera place, mat."""
+    """One still frame ready to sample: the BGR frame and its gains, board fix, camera place, mat."""
 
-    lab: NDArray[np.float32]
+    frame: Image
     view: BoardView
     place: CameraPlace
     kit: Kit
@@ -45,7 +52,11 @@ class Scene:
     def sample(self, points: FloatArray) -> FloatArray:
         """Returns the Lab colour (N x 3) seen at 3D board points (N x 3, mm), bilinear."""
         pixels = image_points(self.view, self.place, np.asarray(points, np.float64).reshape(-1, 3))
-        return bilinear(self.lab, pixels)
+        return self.lab_at(pixels)
+
+    def lab_at(self, pixels: FloatArray) -> FloatArray:
+        """Returns the balanced Lab colour (N x 3) at frame pixels (N x 2), bilinear."""
+        return bilinear(self.frame, pixels, lambda patch: balanced_lab(patch, self.gains))
 
     def top_grid(self, centre: tuple[float, float], height_mm: float, half_mm: float,
                  steps: int = 5) -> FloatArray:
@@ -65,16 +76,43 @@ class Scene:
         return [f"{chr(ord('a') + f)}{r + 1}" for f in range(size) for r in range(size)]
 
 
-def bilinear(image: NDArray[np.float32], pixels: FloatArray) -> FloatArray:
-    """Returns the image's values at sub-pixel positions (N x 2), clamped to the border."""
-    pts = np.asarray(pixels, np.float32).reshape(1, -1, 2)
-    mapped = cv2.remap(image, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR,
-                       borderMode=cv2.BORDER_REPLICATE)
-    return np.asarray(mapped.reshape(-1, image.shape[2]), np.float64)
+def bilinear(image: Image, pixels: FloatArray,
+             convert: Callable[[NDArray[np.float32]], NDArray[np.float32]] | None = None) -> FloatArray:
+    """Returns the image's values at sub-pixel positions (N x 2), clamped to the border, after
+    an optional per-pixel conversion: only each position's 2 x 2 neighbours are converted."""
+    corners, weights = neighbourhoods(image, pixels)
+    values = corners if convert is None else convert(corners)
+    return np.asarray((weights[:, :, None] * values).sum(axis=0), np.float64)
 
 
+def neighbourhoods(image: Image, pixels: FloatArray) -> tuple[NDArray[np.float32], FloatArray]:
+    """Returns each position's four neighbours (4 x N x C, float32: top left, top right, bottom
+    left, bottom right), clamped to the border, and their bilinear weights (4 x N).
+
+    Positions are first rounded to float32, as cv2.remap's maps would be."""
+    pts = np.asarray(pixels, np.float32).reshape(-1, 2)
+    low = np.floor(pts)
+    fx, fy = (pts - low).astype(np.float64).T
+    height, width = image.shape[:2]
+    xs = np.clip(np.stack([low[:, 0], low[:, 0] + 1]).astype(np.intp), 0, width - 1)
+    ys = np.clip(np.stack([low[:, 1], low[:, 1] + 1]).astype(np.intp), 0, height - 1) * width
+    corners = image.reshape(height * width, -1).take(ys[[0, 0, 1, 1]] + xs[[0, 1, 0, 1]], axis=0)
+    weights = np.stack([(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy])
+    return np.asarray(corners, np.float32), weights
+
+
+def balanced_lab(patch: NDArray[np.float32], gains: tuple[float, float, float]) -> NDArray[np.float32]:
+    """Returns BGR pixels (0-255) scaled by the white-balance gains and converted to Lab."""
+    balanced = patch * np.array(gains, np.float32)
+    np.clip(balanced, 0, 255, out=balanced)
+    balanced /= np.float32(255.0)
+    return np.asarray(cv2.cvtColor(balanced, cv2.COLOR_BGR2LAB), np.float32)
+
+
+@cache
 def margin_points(kit: Kit, mat: Mat, spacing_mm: float = 6.0) -> FloatArray:
-    """Returns board points in the mat's margin band, clear of every marker and the grid."""
+    """Returns board points in the mat's margin band, clear of every marker and the grid
+    (computed once per kit and mat, read-only)."""
     side = mat.side_mm
     low, high = MARGIN_BAND_MM
     ticks = np.arange(-high, side + high + 1e-9, spacing_mm)
@@ -87,7 +125,9 @@ def margin_points(kit: Kit, mat: Mat, spacing_mm: float = 6.0) -> FloatArray:
         lo = corners.min(axis=0) - MARKER_CLEARANCE_MM - kit_quiet_zone(kit)
         hi = corners.max(axis=0) + MARKER_CLEARANCE_MM + kit_quiet_zone(kit)
         keep &= ~np.all((points >= lo) & (points <= hi), axis=1)
-    return np.asarray(points[keep], np.float64)
+    kept = np.asarray(points[keep], np.float64)
+    kept.setflags(write=False)
+    return kept
 
 
 def kit_quiet_zone(kit: Kit) -> float:
@@ -102,7 +142,7 @@ def mat_gains(frame: Image, view: BoardView, kit: Kit) -> tuple[float, float, fl
     inside = (pixels[:, 0] >= 0) & (pixels[:, 0] < width - 1) & (pixels[:, 1] >= 0) & (pixels[:, 1] < height - 1)
     if int(inside.sum()) < MIN_MARGIN_SAMPLES:
         raise ObserveError("too little of the mat's margin is in view to balance the colours")
-    seen = bilinear(frame.astype(np.float32), pixels[inside])
+    seen = bilinear(frame, pixels[inside])
     median = np.median(seen, axis=0)
     if np.any(median < 8.0):
         raise ObserveError("the mat's margin is too dark to balance the colours")
@@ -112,14 +152,11 @@ def mat_gains(frame: Image, view: BoardView, kit: Kit) -> tuple[float, float, fl
 
 
 def prepare(frame: Image, view: BoardView, place: CameraPlace, kit: Kit) -> Scene:
-    """Returns the frame white-balanced against the mat and converted to Lab, ready to sample."""
+    """Returns the frame with its white balance against the mat, ready to sample in Lab."""
     image = require_image(frame)
     if image.ndim != 3 or image.shape[2] != 3:
         raise ObserveError("a colour (BGR) frame is needed to observe the pieces")
-    gains = mat_gains(image, view, kit)
-    balanced = np.clip(image.astype(np.float32) * np.array(gains, np.float32), 0, 255) / 255.0
-    lab = cv2.cvtColor(balanced.astype(np.float32), cv2.COLOR_BGR2LAB)
-    return Scene(np.asarray(lab, np.float32), view, place, kit, view.mat, gains)
+    return Scene(image, view, place, kit, view.mat, mat_gains(image, view, kit))
 
 
 def rgb_to_lab(rgb: tuple[float, float, float]) -> FloatArray:

@@ -127,18 +127,16 @@ def cast(blocks: FloatArray, points: FloatArray, camera: tuple[float, float, flo
     toward = (np.asarray(camera[:2], np.float32) - spots) / np.float32(camera[2])
     slope, base = rows[:, SLOPE, None], rows[:, Z0, None]
     reach = rows[:, HALF, None] - slope * base
-    upper = np.full((len(rows), len(spots)), np.inf, np.float32)
-    lower, face = np.repeat(base, len(spots), axis=1), np.zeros(upper.shape, np.int64)
-    for index, (sx, sy) in enumerate(SIDES):
-        rate = sx * toward[None, :, 0] + sy * toward[None, :, 1] - slope
-        offset = sx * (spots[None, :, 0] - rows[:, X, None]) + sy * (spots[None, :, 1] - rows[:, Y, None])
-        room = reach - offset
-        with np.errstate(divide="ignore", invalid="ignore"):
-            bound = room / rate
-        closer = (rate > 0) & (bound < upper)
-        upper = np.where(closer, bound, upper)
-        face = np.where(closer, index, face)
-        lower = np.where(rate < 0, np.maximum(lower, bound), lower)
+    sx, sy = SIDES[:, 0, None, None], SIDES[:, 1, None, None]  # the four sides at once (4 x G x P)
+    rate = sx * toward[None, None, :, 0] + sy * toward[None, None, :, 1] - slope[None]
+    across, along = spots[None, None, :, 0] - rows[None, :, X, None], spots[None, None, :, 1] - rows[None, :, Y, None]
+    offset = sx * across + sy * along
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bound = (reach[None] - offset) / rate
+    ahead = np.where(rate > 0, bound, np.inf)
+    face = ahead.argmin(axis=0)  # the first side setting the least bound, as a side-by-side scan would
+    upper = ahead.min(axis=0)
+    lower = np.maximum(base, np.where(rate < 0, bound, -np.inf).max(axis=0))
     top = base + rows[:, HEIGHT, None]
     lid = (slope == 0.0) & (top < upper)
     z = np.where(lid, top, np.minimum(upper, top))
@@ -157,10 +155,11 @@ class StackMemory(ColourMemory):
         self.geometry: dict[Hashable, CellModel] = {}
 
 
-def stack_memory(kit: Kit, game: str, colours: Colours) -> StackMemory:
-    """Returns a fresh memory of every colour's faces and the mat at their nominal colours."""
+def stack_memory(kit: Kit, game: str, colours: Colours, kind: type[StackMemory] = StackMemory) -> StackMemory:
+    """Returns a fresh memory (a StackMemory, or the game's kind of one) of every colour's faces
+    and the mat at their nominal colours."""
     nominal = nominal_colours(kit, game, colours)
-    return StackMemory(nominal, prior_cells=1.0, min_cells=1, max_shift=SHADED_SHIFT)
+    return kind(nominal, prior_cells=1.0, min_cells=1, max_shift=SHADED_SHIFT)
 
 
 # -- scoring stacks --------------------------------------------------------------------------

@@ -33,7 +33,8 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from functools import cache
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -43,19 +44,21 @@ from vision.kit import Kit
 from vision.observation import EMPTY
 from vision.observe.calibrate import Lighting, Registration, flatten, ground_parts, printed, weighted
 from vision.observe.colours import ColourMemory
-from vision.observe.context import ObserveError, Scene, bilinear
+from vision.observe.context import ObserveError, Scene
 from vision.pose import CameraPlace
 
 FloatArray = NDArray[np.float64]
 Array32 = NDArray[np.float32]
 IntArray = NDArray[np.int16]
 FaceArray = NDArray[np.uint8]
+Pairs = NDArray[np.int32]  # indices into a geometry's list of (ray, surface) pairs
 FACES = 5  # a surface is seen by a part's top (0) or a side facing +x, -x, +y or -y (1 to 4)
 JITTER = np.array([[0.0, 0.0], [1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
 CONTEXT_REACH = 2  # cells around a cell whose solids may cross its rays
 MISS = -np.inf
 LIT_SPREAD = 0.06  # how much a lit top's shade varies (uneven light, a tilt)
 SIDE_SPREAD = 0.1  # how much the shade of sides facing one way varies
+BOUNDS_PAD_MM = 1.0  # how far a bounding box reaches beyond the shapes it holds (rounding)
 ODD_SIDES = 0.3  # the share of sides off their usual shade (in a shadow, another material)
 
 
@@ -167,8 +170,8 @@ class Geometry:
     pixels: FloatArray  # (C * R) x 2: where the central rays meet the mat in the frame
     pair_ray: NDArray[np.int_] = field(default_factory=lambda: np.zeros(0, np.int_))  # the distinct
     pair_code: NDArray[np.int_] = field(default_factory=lambda: np.zeros(0, np.int_))  # (ray, surface)
-    primary_pair: NDArray[np.int_] = field(default_factory=lambda: np.zeros((0, 0, 0), np.int_))  # V x C x R
-    secondary_pair: NDArray[np.int_] = field(default_factory=lambda: np.zeros((0, 0, 0), np.int_))
+    primary_pair: Pairs = field(default_factory=lambda: np.zeros((0, 0, 0), np.int32))  # V x C x R
+    secondary_pair: Pairs = field(default_factory=lambda: np.zeros((0, 0, 0), np.int32))
     shared: int = 0  # how many leading pairs are its base's (a re-read copy)
 
     def pair_up(self, surfaces: int) -> None:
@@ -176,16 +179,19 @@ class Geometry:
         each once; `surfaces` is how many surface codes there are."""
         keys = self.pair_keys(surfaces)
         used = np.zeros(self.primary.shape[1] * self.primary.shape[2] * surfaces, np.bool_)
-        used[keys.ravel()] = True
+        used[keys] = True
         unique = np.flatnonzero(used)  # sorted, as extend_pairs needs
         self.pair_ray, self.pair_code, self.shared = unique // surfaces, unique % surfaces, 0
-        self.primary_pair, self.secondary_pair = (np.cumsum(used) - 1)[keys]
+        rank = np.zeros(len(used), np.int32)
+        rank[unique] = np.arange(len(unique), dtype=np.int32)
+        self.primary_pair, self.secondary_pair = rank[keys]
 
-    def pair_keys(self, surfaces: int, cells: NDArray[np.int_] | None = None) -> NDArray[np.int_]:
+    def pair_keys(self, surfaces: int, cells: NDArray[np.int_] | None = None) -> Pairs:
         """Returns the (ray, surface) key of every prediction (2 x V x C x R), or of some cells'."""
-        rays = np.arange(self.primary.shape[1] * self.primary.shape[2]).reshape(self.primary.shape[1:])
-        keys = np.stack([rays[None] * surfaces + self.primary, rays[None] * surfaces + self.secondary])
-        return np.asarray(keys if cells is None else keys[:, :, cells], np.int_)
+        count = self.primary.shape[1] * self.primary.shape[2]
+        rays = (np.arange(count, dtype=np.int32) * np.int32(surfaces)).reshape(self.primary.shape[1:])
+        keys = np.stack([rays[None] + self.primary, rays[None] + self.secondary])
+        return np.asarray(keys if cells is None else keys[:, :, cells], np.int32)
 
     def extend_pairs(self, base: Geometry, cells: NDArray[np.int_], surfaces: int) -> None:
         """Lists the pairs of a copy of a base geometry predicted again on some cells: the base's
@@ -271,12 +277,41 @@ def cylinder_exits(origins: Array32, directions: Array32, lo: Array32, hi: Array
 
 def shape_exits(origins: Array32, directions: Array32, centres: FloatArray,
                 geometry: ShapeKey) -> tuple[Array32, FaceArray]:
-    """Returns where the rays of cells (k x R x J) leave one shape placed on each cell's centre."""
+    """Returns where the rays of cells (k x ...) leave one shape placed on each cell's centre."""
     lo3, hi3, rounded = geometry
     at = np.column_stack([centres, np.zeros(len(centres))]).astype(np.float32)
-    lo = (at + np.array(lo3, np.float32))[:, None, None, :]
-    hi = (at + np.array(hi3, np.float32))[:, None, None, :]
+    spread = (slice(None),) + (None,) * (origins.ndim - 2) + (slice(None),)
+    lo = (at + np.array(lo3, np.float32))[spread]
+    hi = (at + np.array(hi3, np.float32))[spread]
     return (cylinder_exits if rounded else box_exits)(origins, directions, lo, hi)
+
+
+def bounds(shapes: Variant, centre: FloatArray) -> tuple[Array32, Array32]:
+    """Returns the corners of a box holding some shapes placed on a cell's centre, padded by
+    BOUNDS_PAD_MM so that every ray that meets a shape surely meets the box."""
+    low, high = extent(shapes)
+    at = np.array([centre[0], centre[1], 0.0])
+    return (at + low).astype(np.float32), (at + high).astype(np.float32)
+
+
+@cache
+def extent(shapes: Variant) -> tuple[FloatArray, FloatArray]:
+    """Returns the corners of the padded box holding some shapes about their cell's centre."""
+    low, high = np.min([shape.lo for shape in shapes], axis=0), np.max([shape.hi for shape in shapes], axis=0)
+    return np.asarray(low - BOUNDS_PAD_MM, np.float64), np.asarray(high + BOUNDS_PAD_MM, np.float64)
+
+
+def passes_over(low: FloatArray, high: FloatArray, lo: Array32, hi: Array32,
+                camera: tuple[float, float, float]) -> NDArray[np.bool_]:
+    """Returns which cells' rays to the camera may pass over a box (corners lo, hi) no higher
+    than its top, given the bounds of each cell's ground points (low, high: N x 2). Up to the
+    top, a ray's footprint runs from its ground point a share hi_z / C_z of the way to the
+    camera; that map is affine, so the footprints of a cell lie between the maps of its bounds."""
+    share = min(max(float(hi[2]), 0.0) / camera[2], 1.0)
+    above = np.array(camera[:2])
+    start, stop = np.minimum(low, low + share * (above - low)), np.maximum(high, high + share * (above - high))
+    inside = (start <= hi[:2]) & (stop >= lo[:2])
+    return np.asarray(inside[:, 0] & inside[:, 1], np.bool_)
 
 
 def directions_to(place: CameraPlace, origins: FloatArray) -> tuple[Array32, Array32]:
@@ -292,13 +327,47 @@ def surface_code(part: int, face: FaceArray | int) -> NDArray[np.int_]:
     return np.asarray(FACES * part + np.asarray(face, np.int_), np.int_)
 
 
-def split_casts(code: NDArray[np.int_]) -> tuple[IntArray, IntArray]:
+def split_casts(code: NDArray[np.integer[Any]]) -> tuple[IntArray, IntArray]:
     """Returns, per ray, the surface of the central cast and another one a jittered cast meets
     (the same when every cast agrees)."""
-    primary = code[..., 0]
-    first_other = np.argmax(code != primary[..., None], axis=-1)
-    secondary = np.take_along_axis(code, first_other[..., None], axis=-1)[..., 0]
-    return primary.astype(np.int16), secondary.astype(np.int16)
+    primary = code[..., 0].astype(np.int16)
+    secondary = primary.copy()
+    for cast in range(code.shape[-1] - 1, 0, -1):  # the first cast that differs wins
+        np.copyto(secondary, code[..., cast], where=code[..., cast] != primary, casting="unsafe")
+    return primary, secondary
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """Where rays first meet a variant's solids (or the context's) regardless of their colours:
+    per ray the index of the winning shape in the variant (-1: the context's), the face it shows,
+    and whether the ray meets nothing (the printed mat shows)."""
+
+    winner: IntArray
+    face: IntArray
+    missed: NDArray[np.bool_]
+
+    def paint(self, parts: Sequence[int], seen: IntArray, ground: IntArray) -> IntArray:
+        """Returns the surface code of every ray once the shapes have their parts (the context's
+        codes seen, the mat's ground)."""
+        codes = np.array([FACES * part for part in parts] + [0], np.int16)
+        code = codes[self.winner] + self.face
+        np.copyto(code, seen, where=self.winner < 0)
+        np.copyto(code, ground, where=self.missed)
+        return np.asarray(code, np.int16)
+
+
+def outline(shapes: tuple[int, ...], exits: Array32, faces: FaceArray, seen_t: Array32) -> Outline:
+    """Returns where rays leave a variant's shapes (indices into exits and faces, S x ...) when
+    the context lets them out at seen_t: the latest exit wins; of equal ones, the earlier shape."""
+    t = seen_t.copy()
+    winner, face = np.full(t.shape, -1, np.int16), np.zeros(t.shape, np.int16)
+    for index, s in enumerate(shapes):
+        closer = exits[s] > t
+        np.copyto(winner, index, where=closer)
+        np.copyto(face, faces[s], where=closer)
+        np.maximum(t, exits[s], out=t)
+    return Outline(winner, face, t == MISS)
 
 
 class Synthesis:
@@ -349,19 +418,19 @@ class Synthesis:
         return geometry
 
     def predict(self, geometry: Geometry, context: Mapping[str, str], cells: NDArray[np.int_]) -> None:
-        """Fills in every variant's predictions on some cells under a context position."""
+        """Fills in every variant's predictions on some cells under a context position (variants
+        alike but for their colours share one outline)."""
         origins = geometry.origins[cells]
         seen_t, seen_code = self.context_hits(context, cells, origins, include_self=False)
-        ground = self.ground_code(origins)
+        seen, ground = seen_code.astype(np.int16), self.ground_code(origins).astype(np.int16)
+        exits, faces = geometry.exits[:, cells], geometry.faces[:, cells]
+        outlines: dict[tuple[int, ...], Outline] = {}
         for v, (_, variant) in enumerate(self.variants):
-            t, code = seen_t, seen_code
-            for shape in variant:
-                s = self.shape_index[shape.geometry]
-                own_t = geometry.exits[s, cells]
-                closer = own_t > t
-                t = np.where(closer, own_t, t)
-                code = np.where(closer, surface_code(self.parts[shape.part], geometry.faces[s, cells]), code)
-            geometry.primary[v, cells], geometry.secondary[v, cells] = split_casts(np.where(t == MISS, ground, code))
+            shapes = tuple(self.shape_index[shape.geometry] for shape in variant)
+            if shapes not in outlines:
+                outlines[shapes] = outline(shapes, exits, faces, seen_t)
+            code = outlines[shapes].paint([self.parts[shape.part] for shape in variant], seen, ground)
+            geometry.primary[v, cells], geometry.secondary[v, cells] = split_casts(code)
 
     def ground_code(self, origins: FloatArray) -> NDArray[np.int_]:
         """Returns what the printed mat shows from above where rays meet it (unknown off the mat)."""
@@ -372,24 +441,46 @@ class Synthesis:
     def context_hits(self, context: Mapping[str, str], cells: NDArray[np.int_], origins: FloatArray,
                      include_self: bool) -> tuple[Array32, NDArray[np.int_]]:
         """Returns, for the rays of some cells, where the nearest context solid lets them out and
-        the surface it shows (MISS and 0 where none); a cell's own solids count if asked."""
+        the surface it shows (MISS and 0 where none); a cell's own solids count if asked. Only
+        the cells whose rays may pass over a solid's padded bounding box, and of those only the
+        rays that meet it, are cast at its shapes."""
         origin3, direction = directions_to(self.place, origins)
-        t = np.full(origins.shape[:-1], MISS, np.float32)
-        code = np.zeros(origins.shape[:-1], np.int_)
+        flat = origins.reshape(len(origins), -1, 2)
+        low, high = flat.min(axis=1), flat.max(axis=1)
+        rays, grid = (origin3.reshape(-1, 3), direction.reshape(-1, 3)), self.grid[cells]
+        hits = (np.full(len(rays[0]), MISS, np.float32), np.zeros(len(rays[0]), np.int_))
         for square, label in context.items():
-            if label == EMPTY:
+            shapes = () if label == EMPTY else self.model.labels[label][0]
+            if not shapes:
                 continue
-            near = np.max(np.abs(self.grid[cells] - self.grid[self.index[square]]), axis=1)
-            rows = np.nonzero((near >= (0 if include_self else 1)) & (near <= CONTEXT_REACH))[0]
-            if not len(rows):
-                continue
-            centre = np.repeat(self.centres[self.index[square]][None], len(rows), 0)
-            for shape in self.model.labels[label][0]:
-                exit_t, face = shape_exits(origin3[rows], direction[rows], centre, shape.geometry)
-                closer = exit_t > t[rows]
-                t[rows] = np.where(closer, exit_t, t[rows])
-                code[rows] = np.where(closer, surface_code(self.parts[shape.part], face), code[rows])
-        return t, code
+            centre = self.centres[self.index[square]]
+            lo, hi = bounds(shapes, centre)
+            rows = self.context_rows(square, grid, include_self)
+            rows = rows[passes_over(low[rows], high[rows], lo, hi, self.place.centre)]
+            if len(rows):
+                every = (rows[:, None] * flat.shape[1] + np.arange(flat.shape[1])).ravel()
+                self.cast_context(shapes, centre, every[box_exits(rays[0][every], rays[1][every], lo, hi)[0] > MISS],
+                                  rays, hits)
+        return hits[0].reshape(origins.shape[:-1]), hits[1].reshape(origins.shape[:-1])
+
+    def context_rows(self, square: str, grid: NDArray[np.int_], include_self: bool) -> NDArray[np.int_]:
+        """Returns the rows of those cells (their file and rank: grid) within CONTEXT_REACH of a
+        square (itself if asked)."""
+        file, rank = self.grid[self.index[square]]
+        near = np.maximum(np.abs(grid[:, 0] - file), np.abs(grid[:, 1] - rank))
+        return np.nonzero((near >= (0 if include_self else 1)) & (near <= CONTEXT_REACH))[0]
+
+    def cast_context(self, shapes: Variant, centre: FloatArray, rays: NDArray[np.int_],
+                     cast: tuple[Array32, Array32], hits: tuple[Array32, NDArray[np.int_]]) -> None:
+        """Casts some rays (indices into cast's origins and directions) at one context square's
+        shapes, keeping in hits the nearest exit and surface of each ray so far."""
+        origin3, direction = cast
+        ray_t, ray_code, ray_origin, ray_direction = hits[0][rays], hits[1][rays], origin3[rays], direction[rays]
+        for shape in shapes:
+            exit_t, face = shape_exits(ray_origin, ray_direction, centre[None], shape.geometry)
+            np.copyto(ray_code, surface_code(self.parts[shape.part], face), where=exit_t > ray_t)
+            np.maximum(ray_t, exit_t, out=ray_t)
+        hits[0][rays], hits[1][rays] = ray_t, ray_code
 
     def context_codes(self, context: Mapping[str, str], cells: NDArray[np.int_],
                       origins: FloatArray) -> NDArray[np.int_]:
@@ -501,7 +592,7 @@ class Frame:
         mat (at these pixels, if known), at nominal brightness."""
         flat = origins.reshape(-1, 2)
         where = self.pixels(flat) if pixels is None else pixels
-        return flatten(bilinear(self.scene.lab, where), flat, self.lighting, where)
+        return flatten(self.scene.lab_at(where), flat, self.lighting, where)
 
 
 def prototypes_of(model: Model, memory: ColourMemory) -> FloatArray:

@@ -13,7 +13,8 @@ from vision.observe import block_arena
 from vision.observe.calibrate import light_on, register
 from vision.observe.context import rgb_to_lab
 from vision.observe.reading import camera_place
-from vision.observe.synthesis import (FACES, MISS, Frame, box_exits, cylinder_exits, shade_costs, split_casts)
+from vision.observe.synthesis import (FACES, MISS, Frame, box_exits, cylinder_exits, passes_over, shade_costs,
+                                      split_casts)
 from vision.pose import CameraPlace
 
 LO = np.array([[[-10.0, -10.0, 0.0]]], np.float32)
@@ -81,3 +82,19 @@ def test_the_camera_place_is_fitted_on_the_pieces() -> None:
     assert prior > 30.0  # the board fix with the lens prior alone is far off
     assert float(np.linalg.norm(np.array(fitted.centre) - truth)) < min(25.0, prior / 2)
     assert isinstance(fitted, CameraPlace)
+
+
+def test_a_cell_whose_rays_meet_a_box_is_never_culled() -> None:
+    rng = np.random.default_rng(5)
+    camera = (40.0, -30.0, 600.0)
+    outcomes = set()
+    for _ in range(200):
+        ground = rng.uniform(-100.0, 100.0, (1, 1, 2)) + rng.uniform(-10.0, 10.0, (1, 30, 2))
+        origins, directions = rays(camera, *map(tuple, ground[0]))
+        lo = np.append(rng.uniform(-30.0, 10.0, 2), 0.0).astype(np.float32)
+        hi = (lo + rng.uniform(5.0, 60.0, 3)).astype(np.float32)
+        met = bool(np.any(box_exits(origins, directions, lo, hi)[0] > MISS))
+        kept = bool(passes_over(ground.min(axis=1), ground.max(axis=1), lo, hi, camera)[0])
+        assert kept or not met
+        outcomes.add((met, kept))
+    assert {(True, True), (False, False)} <= outcomes  # cells were kept and cells were culled
