@@ -8,6 +8,12 @@ journal in a temporary directory, once with the simulated panel and once with th
 writing to a fake device, on the bundled layout of the game's board size (its mat in the
 default kit), and prints the median and 99th percentile latency per backend in milliseconds.
 Target: p99 <= 5 ms.
+
+With --lifted it measures the lift watch instead (vision.lifted, what feeds the LEDs a lifted
+piece): each game's sample moves (tests.vision.holding.SAMPLES) are rendered in memory at each
+--sizes frame size, the board tracked as in the pipeline, and it prints per game and size the
+time of one look at a frame while the hand is over the board (median and p90), and of the first
+look after a still frame, which builds the probes. Target: a look <= 3 ms at 1280x960.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from bench.report import TIMES, parse_sizes, print_table, size_label, summary
 from bench.rules_bench import percentile
 from pi.events import Event, EventLog
 from pi.journal import Journal
@@ -33,6 +40,7 @@ from rules import game_names, get_game
 from vision.kit import kit_named
 
 TARGET_MS = 5.0
+LOOK_TARGET_MS = 3.0
 
 
 class Clock:
@@ -131,6 +139,54 @@ BACKENDS: dict[str, Callable[[Layout, Clock], LedBackend]] = {
 }
 
 
+def lift_times(name: str, size: tuple[int, int], seed: int) -> tuple[list[float], list[float]]:
+    """Returns the times (ms) of the lift watch's looks at one game's filmed sample moves, from
+    the hand's arrival on, and of the first look after each move's still frame (the build)."""
+    from tests.vision.holding import SAMPLES, film
+    from vision.board import BoardTracker
+    from vision.lifted import LiftWatch
+
+    game, variant, setup, moves = SAMPLES[name]
+    filmed = film(game, variant, setup, moves, seed=seed, size=size)
+    kit = kit_named()
+    tracker = BoardTracker(kit, kit.mat(filmed.game.name, filmed.game.variant))
+    views = [tracker.update(frame.image).view for frame in filmed.frames]
+    watch = LiftWatch(kit, every_ms=0.0)
+    played = list(filmed.setup)
+    looks: list[float] = []
+    builds: list[float] = []
+    for take in filmed.takes:
+        state = filmed.game.play_all(played)
+        still, still_view = filmed.frames[take.frames.start - 2], views[take.frames.start - 2]
+        if still_view is not None:
+            watch.rest(still.image, still_view, still.t_ms)
+        for number in take.frames:
+            frame, view = filmed.frames[number - 1], views[number - 1]
+            if view is not None:
+                started = time.perf_counter()
+                watch.watch(frame.image, view, frame.t_ms, filmed.game, state)
+                (looks if number > take.frames.start else builds).append((time.perf_counter() - started) * 1000.0)
+        played.append(take.move)
+    return looks, builds
+
+
+def lifted_main(sizes: list[tuple[int, int]], seed: int, as_json: bool) -> None:
+    """Prints the lift watch's times per game and frame size."""
+    from tests.vision.holding import SAMPLES
+
+    results: dict[str, dict[str, float]] = {}
+    lift_times("block-pt", sizes[0], seed)  # warms up (first calls load and compile)
+    for size in sizes:
+        for name in SAMPLES:
+            looks, builds = lift_times(name, size, seed)
+            row = summary(looks)
+            row["build_ms"] = statistics.median(builds) if builds else float("nan")
+            results[f"{name} {size_label(size)}"] = row
+    print_table(results, TIMES + (("build_ms", "build ms", ".1f"),), as_json, 24)
+    if not as_json:
+        print(f"target: a look <= {LOOK_TARGET_MS} ms at 1280x960 (it runs only while the board is not still)")
+
+
 def main() -> None:
     """Runs the benchmark and prints one row per backend (and JSON on request)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -139,7 +195,12 @@ def main() -> None:
     parser.add_argument("--variant", default=None)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    parser.add_argument("--lifted", action="store_true", help="time the lift watch instead (see above)")
+    parser.add_argument("--sizes", default="640x480,1280x960", help="frame sizes for --lifted")
     args = parser.parse_args()
+    if args.lifted:
+        lifted_main(parse_sizes(args.sizes), args.seed, args.json)
+        return
     variant = get_game(args.game, args.variant).variant
     layout = layout_for(args.game, variant)
     figures: dict[str, dict[str, float]] = {}

@@ -104,6 +104,13 @@ class LedPublisher:
         self.listener.tick()
         self._publish()
 
+    def on_lifted(self, record: Record) -> None:
+        """Shows where the piece the camera sees held up may go (a pipeline's `on_lifted`
+        record; a lifted of None: it was put down), then publishes the new LED frame."""
+        square = record.get("lifted")
+        self.listener.guarded(lambda: self.listener.set_lifted(square if isinstance(square, str) else None))
+        self._publish()
+
     def _publish(self) -> None:
         """Publishes the simulated panel's JSON when it differs from the last one sent."""
         if not isinstance(self.backend, SimulatedPanel):
@@ -181,7 +188,7 @@ def demo(directory: Path, host: str, port: int, exit_when_done: bool) -> int:
         events: dict[int, list[tuple[str, str]]] = {}
         for event in recording.events:
             events.setdefault(event.frame, []).append((event.kind, event.value))
-        pipeline = Pipeline(session, kit, print_record)
+        pipeline = Pipeline(session, kit, print_record, on_lifted=leds.on_lifted)
         try:
             run_frames(pipeline, RecordedSource(recording.directory, realtime=True), snapshot, events, stop)
             outcome = session.game.outcome(session.state)
@@ -272,7 +279,7 @@ def run(config_file: str | None) -> int:
     stop = threading.Event()
     stop_on_signals(stop)
     notifier = Notifier()
-    pipeline = Pipeline(session, kit, print_record)
+    pipeline = Pipeline(session, kit, print_record, on_lifted=leds.on_lifted)
     try:
         with open_camera(config.camera) as source:
             notifier.ready()

@@ -5,21 +5,26 @@ board fix feeds the scene gate on the rectified board region; when the scene bec
 a change (or a `done` arrives), the observer reads every cell and the referee's inference
 explains the change with legal moves, which the session checks, journals and publishes.
 Events the camera cannot see (a Blockade roll, a `done` button) come in through `on_event`.
+While the board is not still, a LiftWatch looks for a piece held up by the player to move and
+sends `{"frame", "lifted": square or None}` to `on_lifted` when that changes (display only: the
+LEDs show where it may go; it never changes the game).
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from pi.camera.base import Frame
 from pi.session import Session
 from rules import RulesError
-from vision.board import BoardTracker, BoardView
-from vision.gate import SceneGate, StillEvent
+from vision.board import BoardFix, BoardTracker, BoardView
+from vision.gate import GateState, SceneGate, StillEvent
 from vision.infer import Reading, read_change
 from vision.kit import Kit
+from vision.lifted import LiftWatch
 from vision.observation import Observation
 from vision.observe.context import ObserveError, Scene, prepare
 from vision.pose import CameraPlace, PoseError, locate_camera
@@ -29,6 +34,7 @@ GATE_MARGIN_MM = 80.0  # past the furthest a tall edge piece leans or shadows un
 OBSERVER_MODULES = {"block-arena": "block_arena", "block-pt": "block_pt", "tuned": "tuned",
                     "blockade": "blockade", "block-block": "block_block"}
 END_MOVES = {"blockade": "end"}
+log = logging.getLogger("blockref")
 
 
 class Observer(Protocol):
@@ -58,6 +64,7 @@ class Pipeline:
     session: Session
     kit: Kit
     sink: Sink = field(default=lambda record: None)
+    on_lifted: Sink = field(default=lambda record: None)
     observer: Observer | None = None
     tracker: BoardTracker | None = None
     gate: SceneGate = field(default_factory=SceneGate)
@@ -65,6 +72,7 @@ class Pipeline:
     trouble: str = ""
     last_frame: Frame | None = None
     view: BoardView | None = None
+    lifts: LiftWatch | None = None
     _place: tuple[int, CameraPlace] | None = None
     _game_key: tuple[str, str | None] | None = None
 
@@ -77,6 +85,7 @@ class Pipeline:
         self._game_key = game.key
         self.tracker = BoardTracker(self.kit, self.kit.mat(game.name, game.variant))
         self.gate = SceneGate()
+        self.lifts = LiftWatch(self.kit)
         self.view, self.last_frame, self._place = None, None, None
         if not keep_observer:
             self.observer, self.memory = observer_for(game.name, self.kit)
@@ -99,9 +108,25 @@ class Pipeline:
         self.last_frame, self.view = frame, fix.view
         region = fix.view.rectify(frame.image, GATE_PX_PER_MM, GATE_MARGIN_MM)
         self.gate.update(region, frame.t_ms)
+        self._watch_lifts(frame, fix)
         event = self.gate.event
         if event is not None and (event.changed or event.forced):
             self._read(frame.number, event)
+
+    def _watch_lifts(self, frame: Frame, fix: BoardFix) -> None:
+        """Keeps still frames for the lift watch and asks it about the others (markers in view);
+        reports the lifted square when it changes."""
+        assert self.lifts is not None and frame.image is not None and fix.view is not None
+        before = self.lifts.square
+        if self.gate.state is GateState.STILL:
+            self.lifts.rest(frame.image, fix.view, frame.t_ms)
+        elif fix.ok:
+            try:
+                self.lifts.watch(frame.image, fix.view, frame.t_ms, self.session.game, self.session.state)
+            except Exception as error:  # display only: a fault there must never stop the referee
+                log.warning("frame %d: the lift watch failed: %r", frame.number, error)
+        if self.lifts.square != before:
+            self.on_lifted({"frame": frame.number, "lifted": self.lifts.square})
 
     # -- events --------------------------------------------------------------------------
 

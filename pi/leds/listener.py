@@ -1,5 +1,6 @@
 """Connects a session's event stream to an LED backend: every event recomposes and shows
-the frame; a tick makes an illegal move's squares flash; the vision reports lifted pieces."""
+the frame; a tick makes an illegal move's squares flash; the vision reports lifted pieces
+(pi.pipeline's `on_lifted`), and a move, undo or new game puts them down."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from pi.leds.backends import LedBackend
 from pi.leds.errors import LedError
 from pi.leds.model import LedFrame, compose
 
-# Events after which an earlier alert no longer flashes: the players have moved on.
+# Events after which an earlier alert no longer flashes and no piece is held: the players
+# have moved on.
 SETTLING_EVENTS: frozenset[str] = frozenset({"move", "undo", "new-game", "resumed"})
 TICK_SECONDS = 0.4
 
@@ -79,7 +81,8 @@ class LedListener:
                 self._alert_open = True
             elif event.type in SETTLING_EVENTS:
                 self._alert_open = False
-        self.guarded(lambda: self._update(_same, force=True))
+        settled = event.type in SETTLING_EVENTS
+        self.guarded(lambda: self._update(_put_down if settled else _same, force=True))
 
     def refresh(self) -> LedFrame:
         """Takes a new snapshot from the session and shows its frame."""
@@ -147,6 +150,11 @@ class LedListener:
 def _same(lifted: str | None, ticks: int) -> tuple[str | None, int]:
     """Returns lifted and ticks unchanged."""
     return lifted, ticks
+
+
+def _put_down(lifted: str | None, ticks: int) -> tuple[str | None, int]:
+    """Returns no lifted square, ticks unchanged."""
+    return None, ticks
 
 
 class Ticker:

@@ -180,3 +180,13 @@ def test_an_undo_settles_the_alert(session: Session, panel: SimulatedPanel) -> N
     session.undo()
     assert session.snapshot()["alerts"][-1]["kind"] == "illegal"
     assert panel.frame.cells == ()
+
+
+def test_a_move_puts_the_lifted_piece_down(session: Session, panel: SimulatedPanel) -> None:
+    listener = LedListener(session, panel).attach()
+    listener.set_lifted("e9")
+    session.alert("camera", "board not found")
+    assert listener.lifted == "e9" and panel.frame.cell("e9") == LIFTED  # not a settling event
+    session.play("e9-e8")
+    assert listener.lifted is None
+    assert panel.frame.cell_map() == {"e9": LAST_MOVE, "e8": LAST_MOVE}
