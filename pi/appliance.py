@@ -107,8 +107,7 @@ class LedPublisher:
     def on_lifted(self, record: Record) -> None:
         """Shows where the piece the camera sees held up may go (a pipeline's `on_lifted`
         record; a lifted of None: it was put down), then publishes the new LED frame."""
-        square = record.get("lifted")
-        self.listener.guarded(lambda: self.listener.set_lifted(square if isinstance(square, str) else None))
+        self.listener.show_lifted(record)
         self._publish()
 
     def _publish(self) -> None:

@@ -58,8 +58,8 @@ def replay(directory: str | Path, sink: Callable[[Record], None],
         session = open_session(recording, Path(scratch) / "journal.sqlite")
         if session_hook is not None:
             session_hook(session)
-        attach_leds(session)
-        pipeline = Pipeline(session, kit_named(recording.kit), sink)
+        leds = attach_leds(session)
+        pipeline = Pipeline(session, kit_named(recording.kit), sink, on_lifted=leds.show_lifted)
         drive(pipeline, recording, source)
         outcome = session.game.outcome(session.state)
         sink({"outcome": None if outcome is None else outcome.as_dict()})

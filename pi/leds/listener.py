@@ -105,6 +105,11 @@ class LedListener:
         with self._lock:
             self._closed = True
 
+    def show_lifted(self, record: dict[str, object]) -> None:
+        """Follows a pipeline's `on_lifted` record ({"lifted": square or None}), never raising."""
+        square = record.get("lifted")
+        self.guarded(lambda: self.set_lifted(square if isinstance(square, str) else None))
+
     def guarded(self, action: Callable[[], object]) -> None:
         """Runs an action; an LedError is kept and handed to on_error, never raised."""
         try:
