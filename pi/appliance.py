@@ -20,14 +20,20 @@ from pi.events import Event
 from pi.journal import Journal
 from pi.leds.backends import LedBackend, SimulatedPanel
 from pi.leds.layout import default_layout_for
-from pi.leds.listener import LedListener, Ticker
+from pi.leds.errors import LedError
+from pi.leds.listener import SETTLING_EVENTS, LedListener, Ticker
+from pi.leds.model import destinations
 from pi.pipeline import Pipeline, Record
 from pi.session import Session
+from rules import RulesError, get_game
 from vision.board import BoardView
 from vision.kit import Kit
 
 log = logging.getLogger("blockref")
 LED_EVENT = "leds"
+LIFTED_EVENT = "lifted"
+# Events the publisher sends itself: they change nothing the LEDs show.
+OWN_EVENTS = frozenset({LED_EVENT, LIFTED_EVENT})
 DEMO_PIN = "2468"
 
 
@@ -77,25 +83,30 @@ def draw_grid(image: np.ndarray, view: BoardView) -> np.ndarray:
 
 
 class LedPublisher:
-    """Follows the session on an LED backend and publishes each simulated frame to the page."""
+    """Follows the session on an LED backend and publishes each simulated frame to the page,
+    and the piece held up with its legal destinations (a "lifted" event, for any backend)."""
 
     def __init__(self, session: Session, backend: LedBackend) -> None:
         self.session = session
         self.backend = backend
         self.listener = LedListener(session, backend)
+        self.lifted_sent: str | None = None
         self._last: str | None = None
 
     def attach(self) -> LedPublisher:
-        """Subscribes to the session (ignoring its own LED events) and shows the current state."""
+        """Subscribes to the session (ignoring its own events) and shows the current state."""
         self.session.events.subscribe(self._on_event)
         self.listener.refresh()
         self._publish()
         return self
 
     def _on_event(self, event: Event) -> None:
-        """Updates the LEDs for a game event, then publishes the new LED frame."""
-        if event.type == LED_EVENT:
+        """Updates the LEDs for a game event, then publishes the new LED frame; a move, undo or
+        new game puts the lifted piece down (the page clears it on that event too)."""
+        if event.type in OWN_EVENTS:
             return
+        if event.type in SETTLING_EVENTS:
+            self.lifted_sent = None
         self.listener.on_event(event)
         self._publish()
 
@@ -106,9 +117,21 @@ class LedPublisher:
 
     def on_lifted(self, record: Record) -> None:
         """Shows where the piece the camera sees held up may go (a pipeline's `on_lifted`
-        record; a lifted of None: it was put down), then publishes the new LED frame."""
+        record; a lifted of None: it was put down), then publishes the new LED frame and,
+        when the lifted square changed, a "lifted" event."""
         self.listener.show_lifted(record)
         self._publish()
+        self._publish_lifted()
+
+    def _publish_lifted(self) -> None:
+        """Publishes {"square", "to"} when the square the LEDs show lifted differs from the last
+        one sent (the listener checked it is a square name)."""
+        square = self.listener.lifted
+        if square == self.lifted_sent:
+            return
+        self.lifted_sent = square
+        to = lifted_destinations(self.session, square)
+        self.session.events.publish(LIFTED_EVENT, {"square": square, "to": to})
 
     def _publish(self) -> None:
         """Publishes the simulated panel's JSON when it differs from the last one sent."""
@@ -119,6 +142,20 @@ class LedPublisher:
         if text != self._last:
             self._last = text
             self.session.events.publish(LED_EVENT, data)
+
+
+def lifted_destinations(session: Session, square: str | None) -> list[str]:
+    """Returns the squares the legal moves from a lifted square reach (none when put down)."""
+    # One snapshot gives the game and its legal moves together, even if a new game starts.
+    if square is None:
+        return []
+    snapshot = session.snapshot()
+    try:
+        game = get_game(snapshot["game"], snapshot["variant"])
+        return list(destinations(game, snapshot["legal"], square))
+    except (RulesError, LedError) as error:  # display only: never stop the frame loop
+        log.warning("the lifted piece's destinations: %s", error)
+        return []
 
 
 def simulated_leds(session: Session, kit: Kit) -> LedPublisher:

@@ -1,4 +1,5 @@
-"""What the page shows, read from the session: the snapshot plus the board and move squares."""
+"""What the page shows, read from the session: the snapshot plus the board and move squares,
+the simulated LEDs and the piece held up."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import threading
 from typing import Any
 
 from pi.events import Event
+from pi.leds.listener import SETTLING_EVENTS
 from pi.session import Session
 from rules import Game
 
@@ -46,34 +48,44 @@ def consistent_read(session: Session) -> tuple[Game[Any, Any], Any, dict[str, An
     return game, state, snapshot
 
 
-def state_json(session: Session, leds: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Returns /api/state: the snapshot with "board", "last_move", "hints" and "leds"."""
+def state_json(session: Session, leds: dict[str, Any] | None = None,
+               lifted: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Returns /api/state: the snapshot with "board", "last_move", "hints", "leds" and "lifted"."""
     game, state, snapshot = consistent_read(session)
     history: list[str] = snapshot["history"]
     snapshot["board"] = board_of(game, state)
     snapshot["last_move"] = move_squares(game, history[-1]) if history else None
     snapshot["hints"] = hints(game, snapshot["legal"])
     snapshot["leds"] = leds
+    snapshot["lifted"] = lifted
     return snapshot
 
 
-class LatestLeds:
-    """Remembers the newest "leds" event so a page that connects late sees the LED panel."""
+class LatestEvent:
+    """Remembers the data of the newest event of one type (forgotten after any event of the
+    `cleared_by` types), so a page that connects late sees it."""
 
-    def __init__(self) -> None:
+    def __init__(self, kind: str, cleared_by: frozenset[str] = frozenset()) -> None:
+        self.kind = kind
+        self.cleared_by = cleared_by
         self._data: dict[str, Any] | None = None
         self._lock = threading.Lock()
 
     def __call__(self, event: Event) -> None:
-        if event.type == "leds":
+        if event.type == self.kind or event.type in self.cleared_by:
             with self._lock:
-                self._data = dict(event.data)
+                self._data = dict(event.data) if event.type == self.kind else None
 
     @property
     def data(self) -> dict[str, Any] | None:
-        """Returns the newest LED frame published, or None."""
+        """Returns the newest event's data, or None."""
         with self._lock:
             return self._data
+
+
+def held(lifted: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Returns the newest "lifted" event's data while a piece is held up, else None."""
+    return lifted if lifted is not None and lifted.get("square") is not None else None
 
 
 class StateView:
@@ -81,8 +93,12 @@ class StateView:
 
     def __init__(self, session: Session) -> None:
         self.session = session
-        self.leds = LatestLeds()
+        self.leds = LatestEvent("leds")
+        # The piece held up ({"square", "to"}, from the pipeline only) is display state, never
+        # journalled: a move, undo or new game puts it down.
+        self.lifted = LatestEvent("lifted", SETTLING_EVENTS)
         session.events.subscribe(self.leds)
+        session.events.subscribe(self.lifted)
         self._key = -1
         self._value: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -92,6 +108,6 @@ class StateView:
         with self._lock:
             key = self.session.events.last_id
             if key != self._key:
-                self._value = state_json(self.session, self.leds.data)
+                self._value = state_json(self.session, self.leds.data, held(self.lifted.data))
                 self._key = key
             return self._value

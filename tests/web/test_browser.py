@@ -178,6 +178,31 @@ def test_blockade_roll_and_led_panel(browser: Browser, served: DashboardServer, 
     page.close()
 
 
+def test_the_piece_held_up_and_where_it_may_go(browser: Browser, served: DashboardServer,
+                                                session: Session) -> None:
+    page = open_page(browser, served, "/spectate")
+    lifted, dests = page.locator("#board svg [data-lifted]"), page.locator("#board svg [data-dest]")
+    session.events.publish("lifted", {"square": "e9", "to": ["d9", "e8", "f9"]})
+    expect(page.locator("#board svg [data-lifted='e9']")).to_have_count(1)
+    expect(dests).to_have_count(3)
+    assert sorted(dests.evaluate_all("marks => marks.map((m) => m.dataset.dest)")) == ["d9", "e8", "f9"]
+    session.events.publish("lifted", {"square": None, "to": []})
+    expect(lifted).to_have_count(0)
+    expect(dests).to_have_count(0)
+    session.events.publish("lifted", {"square": "e9", "to": ["e8"]})
+    expect(dests).to_have_count(1)
+    session.play("e9-e8")
+    expect(page.locator("#history li.latest")).to_have_text("e9-e8")
+    expect(lifted).to_have_count(0)
+    expect(dests).to_have_count(0)
+    session.events.publish("lifted", {"square": "e1", "to": ["e2"]})
+    late = open_page(browser, served, "/spectate")
+    expect(late.locator("#board svg [data-lifted='e1']")).to_have_count(1)
+    expect(late.locator("#board svg [data-dest='e2']")).to_have_count(1)
+    late.close()
+    page.close()
+
+
 def variety(name: str) -> dict[str, Any]:
     """Returns the sample board with the pieces the moves do not reach yet (tower, half cube)."""
     board = copy.deepcopy(SAMPLES[name][1])

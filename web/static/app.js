@@ -6,6 +6,8 @@ import { drawLeds } from "./leds.js";
 const $ = (id) => document.getElementById(id);
 const LIVE = document.body.dataset.mode === "live";
 const SESSION_EVENTS = new Set(["move", "undo", "alert", "new-game", "resumed"]);
+// Session events after which no piece is held up any more.
+const SETTLING_EVENTS = new Set(["move", "undo", "new-game", "resumed"]);
 const SIDES = {
   "block-arena": { 1: "Light", 2: "Dark" },
   "block-pt": { 1: "X", 2: "Y" },
@@ -15,7 +17,10 @@ const SIDES = {
 };
 const DICE = { b: "blue", g: "green", r: "red", y: "yellow" };
 
-const page = { csrf: "", loggedIn: false, view: null, fetching: false, again: false, games: [], stale: null };
+const page = {
+  csrf: "", loggedIn: false, view: null, fetching: false, again: false, games: [], stale: null,
+  lifted: null, liftedAt: 0, // the piece held up ({square, to}) and the event id it is as of
+};
 
 function side(game, player) {
   return (SIDES[game] && SIDES[game][player]) || `Player ${player}`;
@@ -115,10 +120,22 @@ function drawControls(view) {
   $("legal").replaceChildren(...view.legal.slice(0, 400).map((move) => Object.assign(document.createElement("option"), { value: move })));
 }
 
+// Keeps the piece held up ({square, to} or null) as of an event id, unless the page knows a newer one.
+function keepLifted(lifted, at) {
+  if (!(at >= page.liftedAt)) return;
+  page.liftedAt = at;
+  page.lifted = lifted && typeof lifted.square === "string" ? { square: lifted.square, to: lifted.to } : null;
+}
+
+function drawHeld() {
+  if (page.view) drawBoard($("board"), { ...page.view, lifted: page.lifted });
+}
+
 function render(view) {
   page.view = view;
   drawTurn(view);
-  drawBoard($("board"), view);
+  keepLifted(view.lifted, view.event_id);
+  drawHeld();
   const off = describeOff(view.board && view.board.off, (player) => side(view.game, player));
   $("off").replaceChildren(...off.map((line) => item("li", line)));
   facts($("scores"), view.scores, view.game);
@@ -156,9 +173,18 @@ function follow() {
   source.onerror = () => { link.dataset.state = "lost"; link.textContent = "reconnecting…"; };
   source.onmessage = (message) => {
     const event = JSON.parse(message.data);
-    if (event.type === "state") render(event);
-    else if (event.type === "leds") drawLeds($("leds"), event);
-    else if (SESSION_EVENTS.has(event.type)) {
+    if (event.type === "state") {
+      page.liftedAt = 0; // a whole state starts afresh (event ids restart with the server)
+      render(event);
+    } else if (event.type === "leds") drawLeds($("leds"), event);
+    else if (event.type === "lifted") {
+      keepLifted(event, event.id);
+      drawHeld();
+    } else if (SESSION_EVENTS.has(event.type)) {
+      if (SETTLING_EVENTS.has(event.type)) {
+        keepLifted(null, event.id);
+        drawHeld();
+      }
       if (event.type !== "alert" && page.view) page.stale = JSON.stringify(page.view.alerts.at(-1) || null);
       refresh();
     }

@@ -12,6 +12,7 @@ export const COLOURS = {
   red: "#c82828", yellow: "#ebc828", green: "#28963c", blue: "#2850be", black: "#19191c",
   clear: "#e4e8ec", brown: "#784e2d", white: "#fdf9ef", cubeEdge: "#5b4a3a",
   mat: "#ebe8e1", line: "#969696", last: "#e06c00", hint: "#1f7a8c", alert: "#d0021b",
+  lifted: "#1565ff", dest: "#12a34a",
 };
 
 const ANIMAL_SIZE = { donkey: 0.84, dog: 0.64, cat: 0.47 };
@@ -212,7 +213,7 @@ function outline(g, name, size, colour, attrs = {}) {
 
 function highlights(svg, view, size) {
   const g = el("g", { class: "highlights" }, svg);
-  const inside = (name) => /^[a-z][0-9]{1,2}$/.test(name) && squareIndex(name).every((i) => i >= 0 && i < size);
+  const inside = (name) => typeof name === "string" && /^[a-z][0-9]{1,2}$/.test(name) && squareIndex(name).every((i) => i >= 0 && i < size);
   for (const name of (view.hints && view.hints.to) || []) {
     if (!inside(name)) continue;
     const [x, y] = corner(name, size);
@@ -223,6 +224,18 @@ function highlights(svg, view, size) {
   for (const name of (last && last.to) || []) if (inside(name)) outline(g, name, size, COLOURS.last, { "data-last": name });
   const alert = (view.alerts || []).at(-1);
   for (const name of (alert && alert.squares) || []) if (inside(name)) outline(g, name, size, COLOURS.alert, { "stroke-width": 5 });
+  held(g, view.lifted, size, inside);
+}
+
+// Outlines the square of the piece held up and rings the squares its legal moves reach.
+function held(g, lifted, size, inside) {
+  if (!lifted || !inside(lifted.square)) return;
+  for (const name of Array.isArray(lifted.to) ? lifted.to : []) {
+    if (!inside(name)) continue;
+    const [cx, cy] = centre(name, size);
+    el("circle", { cx, cy, r: 20, fill: COLOURS.dest, "fill-opacity": 0.35, stroke: COLOURS.dest, "stroke-width": 6, "data-dest": name }, g);
+  }
+  outline(g, lifted.square, size, COLOURS.lifted, { "stroke-width": 9, "data-lifted": lifted.square });
 }
 
 // -- the whole board -------------------------------------------------------------------------
@@ -242,7 +255,8 @@ function pieces(svg, cells, size) {
   blocks(ground, tops, cells, size);
 }
 
-// Draws the position of /api/state into the container (an empty note when there is none).
+// Draws the position of /api/state into the container (an empty note when there is none),
+// with view.lifted ({square, to} or null) as the piece held up.
 export function drawBoard(container, view) {
   container.replaceChildren();
   const board = view.board;
