@@ -3,7 +3,12 @@
 Per frame: a bad frame or a lost board is a status (an alert when it changes), never a move; the
 board fix feeds the scene gate on the rectified board region; when the scene becomes still after
 a change (or a `done` arrives), the observer reads every cell and the referee's inference
-explains the change with legal moves, which the session checks, journals and publishes.
+explains the change with legal moves, which the session checks, journals and publishes. The
+inference runs on a belief (vision/belief.py, kept in step by pi/beliefs.py): when moves look
+alike it keeps them all and reports one; when a later observation shows another was played, the
+reported moves are taken back (journalled undos) and that one's moves played as corrections.
+In the records a rewind shows only as a `move` whose `ply` is not one more than the last: the
+move list is always the moves up to `ply` - 1, then that move.
 Events the camera cannot see (a Blockade roll, a `done` button) come in through `on_event`.
 While the board is not still, a LiftWatch looks for a piece held up by the player to move and
 sends `{"frame", "lifted": square or None}` to `on_lifted` when that changes (display only: the
@@ -17,12 +22,14 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
+from pi.beliefs import BeliefKeeper
 from pi.camera.base import Frame
 from pi.session import Session
 from rules import RulesError
+from vision.belief import Belief
 from vision.board import BoardFix, BoardTracker, BoardView
 from vision.gate import GateState, SceneGate, StillEvent
-from vision.infer import Reading, read_change
+from vision.infer import Reading
 from vision.kit import Kit
 from vision.lifted import LiftWatch
 from vision.observation import Observation
@@ -75,9 +82,16 @@ class Pipeline:
     lifts: LiftWatch | None = None
     _place: tuple[int, CameraPlace] | None = None
     _game_key: tuple[str, str | None] | None = None
+    beliefs: BeliefKeeper = field(init=False)
 
     def __post_init__(self) -> None:
         self._follow_game(keep_observer=self.observer is not None)
+        self.beliefs = BeliefKeeper(self.session)
+
+    @property
+    def belief(self) -> Belief:
+        """Returns the belief over the session's game (in step with the session)."""
+        return self.beliefs.current()
 
     def _follow_game(self, keep_observer: bool = False) -> None:
         """Sets up the board tracker, gate, observer and memory for the session's game."""
@@ -173,23 +187,37 @@ class Pipeline:
         except (ObserveError, PoseError) as error:
             self._report_trouble(frame_number, "reading", f"cannot read the board: {error}")
             return None
-        reading = read_change(self.session.game, self.session.state, seen)
+        return self.on_observation(frame_number, seen)
+
+    def on_observation(self, frame_number: int, seen: Observation) -> Reading:
+        """Reads an observation of the still board with the belief and acts on the reading."""
+        reading, after = self.beliefs.current().read(seen)
         self._act(frame_number, reading)
+        if reading.kind == "move":
+            self.beliefs.accept(after, reading)
         return reading
 
     def _act(self, frame_number: int, reading: Reading) -> None:
-        """Plays, asks about, or alerts on a reading."""
+        """Plays (after taking back what a rewind names), asks about, or alerts on a reading."""
         if reading.kind == "move":
             for _ in range(reading.rewind):
                 self._guard(frame_number, self.session.undo)
             for move in reading.moves:
-                self._play(move, frame_number)
+                self._play(move, frame_number, kind="correction" if reading.rewind else "move")
         elif reading.kind == "ambiguous":
-            options = [" ".join(candidate) for candidate in reading.candidates]
-            self.session.ask([c[0] for c in reading.candidates if len(c) == 1], frame_number)
-            self.sink({"frame": frame_number, "alert": "ambiguous: " + " or ".join(options)})
+            self._ask(frame_number, reading)
         elif reading.kind == "illegal":
             self._alert(frame_number, "illegal", reading.message(), tuple(reading.changed))
+
+    def _ask(self, frame_number: int, reading: Reading) -> None:
+        """Asks the players to confirm an ambiguous reading; after a rewind they must first
+        take back the reported moves, so the session gets no candidates to confirm."""
+        options = " or ".join(" ".join(candidate) for candidate in reading.candidates)
+        plural = "" if reading.rewind == 1 else "s"
+        back = f"take back {reading.rewind} move{plural}, then " if reading.rewind else ""
+        single = [] if reading.rewind else [c[0] for c in reading.candidates if len(c) == 1]
+        self.session.ask(single, frame_number)
+        self.sink({"frame": frame_number, "alert": "ambiguous: " + back + options})
 
     def _camera_place(self, view: BoardView) -> CameraPlace:
         """Returns the camera place for a board fix, computed once per fix."""

@@ -57,6 +57,11 @@ class Session:
         """Returns the accepted moves of the current game, in order."""
         return list(self._moves)
 
+    def position(self) -> tuple[Game[Any, Any], tuple[str, ...], Any]:
+        """Returns the game, its accepted moves and its current state, read together."""
+        with self._lock:
+            return self.game, tuple(self._moves), self.state
+
     def snapshot(self) -> dict[str, Any]:
         """Returns the whole current state as JSON-ready data (the dashboard's /api/state)."""
         with self._lock:
@@ -106,7 +111,7 @@ class Session:
             self.pending = ()
             if self.game.outcome(after) is not None:
                 self.journal.finish(self._game_id)
-            data = {"move": canonical, "ply": len(self._moves), "frame": frame,
+            data = {"move": canonical, "ply": len(self._moves), "frame": frame, "kind": kind,
                     "state": self.game.summary(after)}
         self.events.publish("move", data)
         return canonical

@@ -1,0 +1,127 @@
+"""The pipeline reads with a belief: look-alike moves are kept, not asked about, and a later
+observation that settles them rewrites the session's history (journalled, so a restart
+resumes the true moves); changes from outside (undo, confirm, new game) restart the belief.
+
+The session plays a tiny fake game drawn with Blockade's pieces (tests/vision/test_belief.py's
+hops) in which the camera sees only whether a square holds a Medium: moving one from either of
+two full squares looks the same, and the two states differ in the points left. Observations are
+scripted: the true view after each move, handed to the pipeline as a still frame's reading.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi.journal import Journal
+from pi.pipeline import Pipeline
+from pi.session import Session
+from tests.vision.test_belief import Hops, HopState
+from vision.infer import view_of
+from vision.kit import kit_named
+from vision.observation import Observation
+from vision.observe.context import Scene
+
+Records = list[dict[str, Any]]
+
+
+class Hidden(Hops):
+    """Hops where a square shows one Medium however many it holds."""
+
+    def board(self, state: HopState) -> dict[str, Any]:
+        """Returns the board with at most one Medium per square."""
+        return super().board(HopState(tuple(min(c, 1) for c in state.counts), state.points))
+
+
+def hidden_game(name: str, variant: str | None = None) -> Hidden:
+    """Returns the fake game (whatever the name): two Mediums on a1 and on e1, 5 points."""
+    return Hidden({"a1": 2, "e1": 2}, points=5)
+
+
+def unused_observer(scene: Scene, board: dict[str, Any], memory: Any) -> Observation:
+    """Fails: these tests hand observations to the pipeline themselves."""
+    raise AssertionError("no frame is observed in these tests")
+
+
+@pytest.fixture
+def records() -> Records:
+    """Returns the list the pipeline sends its records to."""
+    return []
+
+
+@pytest.fixture
+def pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, records: Records) -> Pipeline:
+    """Returns a pipeline on a new journalled session of the fake game."""
+    monkeypatch.setattr("pi.session.get_game", hidden_game)
+    session = Session(Journal(tmp_path / "journal.sqlite"))
+    session.new_game("blockade")
+    return Pipeline(session, kit_named(), records.append, observer=unused_observer)
+
+
+def see(pipeline: Pipeline, frame: int, *truth: str) -> None:
+    """Hands the pipeline the true view after some moves from the start."""
+    game = pipeline.session.game
+    view = view_of(game, game.play_all(list(truth)))
+    pipeline.on_observation(frame, Observation.certain("blockade", view, frame=frame))
+
+
+def rebuilt(records: Records) -> list[str]:
+    """Returns the move list a reader rebuilds from the records: each move replaces its ply on."""
+    moves: list[str] = []
+    for record in records:
+        if "move" in record:
+            moves[record["ply"] - 1:] = [record["move"]]
+    return moves
+
+
+def test_a_look_alike_is_kept_then_settled_and_the_journal_resumes_the_truth(
+        pipeline: Pipeline, records: Records, tmp_path: Path) -> None:
+    session = pipeline.session
+    see(pipeline, 10, "e1-b1")  # from a1 (1 point) or from e1 (3 points): both look the same
+    assert session.moves == ["a1-b1"] and not pipeline.belief.certain
+    session.play("b1-c1")  # not from the camera: the dashboard, or an event
+    assert sorted(state.points for state in pipeline.belief.states) == [1, 3]
+    see(pipeline, 20, "e1-b1", "b1-c1", "e1-d1")  # e1 is left empty: only one member agrees
+    truth = ["e1-b1", "b1-c1", "e1-d1"]
+    assert session.moves == truth and pipeline.belief.certain
+    assert pipeline.belief.state == session.state
+    assert [record for record in records if "alert" in record] == []
+    assert rebuilt(records) == truth and [r["ply"] for r in records] == [1, 1, 2, 3]
+    journalled = session.journal.unfinished()
+    assert journalled is not None
+    assert [e.kind for e in journalled.entries] == ["move"] * 2 + ["undo"] * 2 + ["correction", "move"] * 3
+    session.journal.close()
+    restarted = Session(Journal(tmp_path / "journal.sqlite"))
+    assert restarted.resume() and restarted.moves == truth
+
+
+def test_an_outside_undo_confirm_or_new_game_restarts_the_belief(pipeline: Pipeline) -> None:
+    session = pipeline.session
+    start = session.game.initial_state()
+    see(pipeline, 10, "e1-b1")
+    assert not pipeline.belief.certain
+    session.undo()
+    assert pipeline.belief.certain and pipeline.belief.state == session.state == start
+    see(pipeline, 20, "e1-b1")
+    session.confirm("b1-c1")  # a correction: the players settled what happened
+    assert pipeline.belief.certain and pipeline.belief.state == session.state
+    assert session.state.points == 3  # the reported look-alike, a1-b1, was taken as true
+    session.new_game("blockade")
+    see(pipeline, 30, "e1-b1")
+    assert not pipeline.belief.certain
+    session.new_game("blockade")
+    assert pipeline.belief.certain and pipeline.belief.state == session.state == start
+    see(pipeline, 40, "e1-b1", "e1-d1")  # read from the new start: nothing to take back
+    assert session.state == session.game.play_all(["e1-b1", "e1-d1"]) and len(session.moves) == 2
+
+
+def test_an_ask_after_look_alikes_gives_nothing_to_confirm_in_place(
+        pipeline: Pipeline, records: Records) -> None:
+    see(pipeline, 10, "a1-b1")
+    see(pipeline, 20, "a1-b1", "b1-e5")  # 4 points: only after a1-b1 (4 left), not e1-b1 (2)
+    assert pipeline.session.moves == ["a1-b1"] and pipeline.session.pending == ()
+    alerts = [record["alert"] for record in records if "alert" in record]
+    assert alerts == ["ambiguous: take back 1 move, then a1-b1 b1-e5"]
+    assert not pipeline.belief.certain
