@@ -124,7 +124,7 @@ class Pipeline:
         self.gate.update(region, frame.t_ms)
         self._watch_lifts(frame, fix)
         event = self.gate.event
-        if event is not None and (event.changed or event.forced):
+        if event is not None:  # a still after motion: the gate's change flag misses low-contrast pieces
             self._read(frame.number, event)
 
     def _watch_lifts(self, frame: Frame, fix: BoardFix) -> None:
