@@ -13,7 +13,9 @@ a smaller render.
 from __future__ import annotations
 
 import json
+import shutil
 import time
+import weakref
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -61,6 +63,7 @@ class BlenderRenderer(Renderer):
         self._balance = _white_balance(self.light)
         self._stills: dict[str, FloatImage] = {}
         self._folder = work_folder()
+        weakref.finalize(self, shutil.rmtree, self._folder, True)
         self._materials = Materials()
         self._kinds = _colour_kinds(self.kit, game)
         self._scene = self._build()
