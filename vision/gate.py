@@ -16,6 +16,7 @@ image that one smooth gain explains) is not motion: the gate re-references and c
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from enum import Enum
@@ -108,20 +109,34 @@ def shrink(image: Image, size: tuple[int, int]) -> Image:
     return np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_LINEAR), np.uint8)
 
 
+def lit(image: Image) -> Image:
+    """Returns the bitwise OR of an image's colour channels (its alpha left out): zero only where all are."""
+    if image.ndim == 2:
+        return image
+    return functools.reduce(np.bitwise_or, [image[:, :, c] for c in range(min(3, image.shape[2]))])
+
+
 def out_of_view(image: Image) -> Mask:
     """Returns the pixels beyond the camera's view: pure black (a rectified region's fill) joined to the border."""
-    black = (image[:, :, :3].max(axis=2) if image.ndim == 3 else image) == 0
-    _, labels = cv2.connectedComponents(black.astype(np.uint8))
+    black = np.asarray(lit(image) == 0, np.bool_)
+    if not black.any():
+        return black
+    count, labels = cv2.connectedComponents(black.view(np.uint8))
     border = np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])
-    return np.asarray(np.isin(labels, border[border > 0]))
+    joined = np.flatnonzero(np.bincount(border, minlength=count)[1:]) + 1
+    return np.asarray(np.isin(labels, joined)) if joined.size else np.zeros_like(black)
 
 
 def skin_mask(image: Image) -> Mask:
     """Returns where a BGR(A) image has skin colours (a classic YCrCb box)."""
     ycrcb = cv2.cvtColor(np.ascontiguousarray(image[:, :, :3]), cv2.COLOR_BGR2YCrCb)
-    cr, cb = ycrcb[:, :, 1], ycrcb[:, :, 2]
-    red = (cr >= SKIN_CR[0]) & (cr <= SKIN_CR[1])
-    return np.asarray(red & (cb >= SKIN_CB[0]) & (cb <= SKIN_CB[1]))
+    low, high = np.array([0, SKIN_CR[0], SKIN_CB[0]]), np.array([255, SKIN_CR[1], SKIN_CB[1]])
+    return np.asarray(cv2.inRange(ycrcb, low, high) > 0)
+
+
+def skin_of(image: Image) -> Mask | None:
+    """Returns where a frame has skin colours, or None for a gray frame."""
+    return skin_mask(image) if image.ndim == 3 and image.shape[2] >= 3 else None
 
 
 class SceneGate:
@@ -137,7 +152,7 @@ class SceneGate:
         self.event: StillEvent | None = None
         self._previous: Field | None = None
         self._reference: Field | None = None
-        self._previous_skin: Mask | None = None
+        self._previous_colour: Image | None = None
         self._reference_skin: Mask | None = None
         self._t_ms = -math.inf
         self._last_motion = -math.inf
@@ -148,9 +163,9 @@ class SceneGate:
     def update(self, frame: Image, t_ms: float) -> GateState:
         """Returns the scene's state after this frame; sets `event` when it just became still."""
         t = self._check_time(t_ms)
-        small, skin, outside = self._shrink(frame)
+        small, colour = self._shrink(frame)
         self.event, self._t_ms = None, t
-        previous, self._previous, self._previous_skin = self._previous, small, skin
+        previous, self._previous, self._previous_colour = self._previous, small, colour
         if previous is None:
             self._quiet = 1
             return self._settle(small)
@@ -159,7 +174,7 @@ class SceneGate:
             self._reference = self._reference * gain
         moving = self._blobs(motion).size > 0
         self._since_motion = 0 if moving else self._since_motion + 1
-        covered = self._covered(small, skin, outside)
+        covered = self._covered(small, colour)
         if moving or covered:
             self._quiet, self._pending, self._last_motion = 0, True, t
             self.state = GateState.COVERED if covered else GateState.MOVING
@@ -184,12 +199,12 @@ class SceneGate:
             raise GateError(f"frame time {t_ms} ms is before the previous frame's {self._t_ms} ms")
         return float(t_ms)
 
-    def _shrink(self, frame: Image) -> tuple[Field, Mask | None, Mask]:
-        """Returns the small blurred gray frame, its skin mask (None if gray) and what lies beyond the view."""
+    def _shrink(self, frame: Image) -> tuple[Field, Image]:
+        """Returns the small blurred gray frame and the small frame itself (its skin and what lies
+        beyond the view are worked out only when a change asks for them)."""
         small = shrink(require_image(frame), self.settings.size)
-        skin = skin_mask(small) if small.ndim == 3 and small.shape[2] >= 3 else None
         gray = to_gray(small).astype(np.float32)
-        return np.asarray(cv2.GaussianBlur(gray, (5, 5), 0), np.float32), skin, out_of_view(small)
+        return np.asarray(cv2.GaussianBlur(gray, (5, 5), 0), np.float32), small
 
     def _gain(self, now: Field, before: Field) -> Field:
         """Returns the smooth gain field (a plane in log space) that best turns before into now."""
@@ -224,22 +239,27 @@ class SceneGate:
 
     def _blobs(self, mask: Mask) -> NDArray[np.int32]:
         """Returns the stats rows (x, y, w, h, area) of the changed regions big enough to count."""
+        if not mask.any():
+            return np.zeros((0, 5), np.int32)
         count, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
         rows = np.asarray(stats[1:count], np.int32)
         return rows[rows[:, cv2.CC_STAT_AREA] >= self.settings.min_blob_px]
 
-    def _covered(self, small: Field, skin: Mask | None, outside: Mask) -> bool:
+    def _covered(self, small: Field, colour: Image) -> bool:
         """Tells whether a hand or arm is in view: a big change, or one coming in arm-wide or skin-coloured."""
         # A covering change that has not moved for cover_hold_frames frames is taken for part of
         # the scene (a tall piece leaning over the edge), so the gate can never stay covered.
         if self._reference is None or self._since_motion >= self.settings.cover_hold_frames:
             return False
         mask, _, _ = self._difference(small, self._reference)
+        if not mask.any():
+            return False
         count, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8))
+        outside = out_of_view(colour)
         rim = self._rim(outside)
         arms = set(labels[self._arm_wide(mask, outside, rim)].tolist())
         entering = set(labels[mask & rim].tolist())
-        skin_new = self._new_skin(skin)
+        skin_new = self._new_skin(skin_of(colour))
         least = max(self.settings.edge_fraction * mask.size, self.settings.min_blob_px)
         for label in range(1, count):
             area = int(stats[label, cv2.CC_STAT_AREA])
@@ -301,5 +321,7 @@ class SceneGate:
         else:
             mask, _, _ = self._difference(small, self._reference)
             changed, fraction = self._blobs(mask).size > 0, float(mask.mean())
-        self._reference, self._reference_skin, self._pending = small, self._previous_skin, False
+        colour = self._previous_colour
+        self._reference, self._pending = small, False
+        self._reference_skin = None if colour is None else skin_of(colour)
         return StillEvent(self._t_ms, changed, fraction, forced)

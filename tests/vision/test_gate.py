@@ -154,6 +154,18 @@ def test_only_black_joined_to_the_border_is_beyond_the_view() -> None:
     assert beyond[:, :10].all() and not beyond[15:25, 30:40].any() and beyond.sum() == 400
 
 
+@pytest.mark.parametrize("channels", [0, 1, 3, 4])
+def test_black_is_black_in_every_colour_channel_and_alpha_says_nothing(channels: int) -> None:
+    image = np.full((30, 30, max(channels, 1)), 0, np.uint8)
+    image[:, 10:] = 90
+    image[:, 20:, 0] = 0  # blue off alone: still lit unless blue is the only channel
+    if channels == 4:
+        image[:, :, 3] = 255
+    beyond = out_of_view(image[:, :, 0] if channels == 0 else image)
+    assert beyond[:, :10].all() and not beyond[:, 10:20].any()
+    assert beyond[:, 20:].all() == (channels <= 1) and beyond[:, 20:].any() == (channels <= 1)
+
+
 def test_force_still_announces_the_scene_at_once() -> None:
     gate = SceneGate()
     settled(gate)

@@ -97,14 +97,18 @@ def test_the_game_marker_in_view_names_the_mat() -> None:
     assert mat is None and "several game markers in view (10, 12)" in sentence
 
 
-def test_a_template_finds_its_marker_where_it_is_and_nowhere_else() -> None:
-    image = sheet([3], cell_px=8)
+@pytest.mark.parametrize("cell_px,factor,slack", [(6, 1, 1e-6), (8, 2, 0.1), (10, 2, 0.1)])
+def test_a_template_finds_its_marker_where_it_is_and_nowhere_else(cell_px: int, factor: int,
+                                                                  slack: float) -> None:
+    image = sheet([3], cell_px=cell_px)
     corners = MarkerDetector(KIT).detect(image)[3]
     template = marker_template(KIT, 3, corners)
+    assert template.factor == factor
     assert match_template(image, template, pad=5) == pytest.approx((1.0, 0.0), abs=0.05)
-    moved = np.roll(image, (2, 3), axis=(0, 1))
-    score, offset = match_template(moved, template, pad=5)  # type: ignore[misc]
-    assert score > 0.9 and offset == pytest.approx(np.hypot(2, 3))
+    for shift in [(1, 0), (1, 1), (2, 1), (2, 3), (0, 4), (3, 3)]:
+        moved = np.roll(image, shift, axis=(0, 1))
+        score, offset = match_template(moved, template, pad=5)  # type: ignore[misc]
+        assert score > 0.9 and offset == pytest.approx(np.hypot(*shift), abs=slack)
     covered = image.copy()
     covered[10:60, 10:60] = 170
     assert match_template(covered, template, pad=5)[0] < 0.8  # type: ignore[index]

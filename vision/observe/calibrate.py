@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Mapping
+from typing import Hashable, Mapping
 
 import cv2
 import numpy as np
@@ -30,8 +30,8 @@ from vision.board import BoardView
 from vision.kit import Kit, Mat, board_to_page
 from vision.mat import Rect, mat_page
 from vision.observation import EMPTY
-from vision.observe.context import Scene, rgb_to_lab
-from vision.pose import MIN_CLEARANCE_MM, CameraPlace, focal_from_hfov
+from vision.observe.context import Scene, Taps, rgb_to_lab, taps
+from vision.pose import MIN_CLEARANCE_MM, CameraPlace, focal_from_hfov, image_points
 
 FloatArray = NDArray[np.float64]
 LIGHTNESS = 0.5  # lightness counts half as much as colour in a distance (shade moves it most)
@@ -144,6 +144,7 @@ BRIGHTNESS = (0.6, 1.6)  # the brightness factors the field may take (vignetting
 MEDIAN_NORM = 1.1774  # the median length of a 2D standard normal vector
 KING_STEPS = tuple((df, dr) for df in (-1, 0, 1) for dr in (-1, 0, 1) if df or dr)
 ROOK_STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+KEPT_PLANS = 4  # where the mat is read, for this many sets of quiet cells
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +159,10 @@ class Lighting:
 
     def scale(self, points: FloatArray, pixels: FloatArray | None = None) -> FloatArray:
         """Returns the brightness factor at mat points (N x 2, mm), seen at these pixels if known."""
-        basis = light_basis(self.view, points, pixels)
+        return self.scale_on(light_basis(self.view, points, pixels))
+
+    def scale_on(self, basis: FloatArray) -> FloatArray:
+        """Returns the brightness factor where the field's terms are known (light_basis)."""
         return np.asarray(np.clip(basis @ self.coefficients, *BRIGHTNESS), np.float64)
 
 
@@ -207,20 +211,49 @@ def fit_brightness(basis: FloatArray, shade: FloatArray) -> FloatArray:
     return fitted if fitted is not None else np.array([float(np.median(shade))] + [0.0] * (basis.shape[1] - 1))
 
 
-def light_on(scene: Scene, context: Mapping[str, str], shift: Registration) -> Lighting | None:
-    """Returns the brightness field and noise read from the mat on quiet cells (None: no mat to read)."""
-    quiet = quiet_cells(scene, context)
-    if len(quiet) < 3:
-        return None
+@dataclass(frozen=True, slots=True)
+class LightPlan:
+    """Where the mat is read on some quiet cells for one board fix, camera place and registration:
+    the frame pixels' bilinear taps and the brightness field's terms there."""
+
+    taps: Taps
+    basis: FloatArray
+
+
+def light_plan(scene: Scene, quiet: tuple[str, ...], shift: Registration,
+               kept: dict[Hashable, LightPlan] | None = None) -> LightPlan:
+    """Returns where the mat is read on quiet cells: kept (with the last few) in kept, if given."""
+    key = (scene.view.homography.tobytes(), scene.view.frame_size, scene.place, shift.across.tobytes(),
+           shift.along.tobytes(), quiet)
+    if kept is not None and key in kept:
+        return kept[key]
     offsets = np.linspace(-QUIET_HALF_MM, QUIET_HALF_MM, QUIET_STEPS)
     grid = np.array([(x, y) for x in offsets for y in offsets])
     points = np.vstack([np.array(scene.cell_centre(square)) + grid for square in quiet])
-    seen = weighted(scene.sample(np.column_stack([shift.shift(points), np.zeros(len(points))])))
+    ground = np.column_stack([shift.shift(points), np.zeros(len(points))])
+    pixels = image_points(scene.view, scene.place, ground)
+    plan = LightPlan(taps(scene.frame.shape[:2], pixels), light_basis(scene.view, points))
+    if kept is not None:
+        recent = dict(list(kept.items())[1 - KEPT_PLANS:])
+        kept.clear()
+        kept.update({**recent, key: plan})
+    return plan
+
+
+def light_on(scene: Scene, context: Mapping[str, str], shift: Registration,
+             kept: dict[Hashable, LightPlan] | None = None) -> Lighting | None:
+    """Returns the brightness field and noise read from the mat on quiet cells (None: no mat to
+    read); where they are read is kept in kept, if given (see light_plan)."""
+    quiet = quiet_cells(scene, context)
+    if len(quiet) < 3:
+        return None
+    plan = light_plan(scene, tuple(quiet), shift, kept)
+    seen = weighted(scene.lab_tapped(plan.taps))
     mat = weighted(rgb_to_lab(tuple(float(v) for v in scene.kit.mat_rgb)))[0]  # type: ignore[arg-type]
     shade = seen @ mat / float(mat @ mat)
-    coefficients = fit_brightness(light_basis(scene.view, points), shade)
+    coefficients = fit_brightness(plan.basis, shade)
     lighting = Lighting(coefficients, scene.view, 0.0)
-    chroma = seen[:, 1:] / lighting.scale(points)[:, None]  # shadows move lightness, hardly chroma
+    chroma = seen[:, 1:] / lighting.scale_on(plan.basis)[:, None]  # shadows move lightness, hardly chroma
     spread = np.linalg.norm(chroma - np.median(chroma, axis=0), axis=1)
     return Lighting(coefficients, scene.view, float(np.median(spread)) / MEDIAN_NORM)
 
@@ -231,9 +264,13 @@ def flatten(lab: FloatArray, points: FloatArray, lighting: Lighting | None,
     nominal brightness."""
     if lighting is None:
         return np.asarray(lab, np.float64)
-    scale = lighting.scale(points, pixels)[:, None]
-    flat = np.asarray(lab, np.float64) / scale
-    flat[:, 0] = (lab[:, 0] + 16.0) / scale[:, 0] - 16.0
+    return at_nominal(lab, lighting.scale(points, pixels))
+
+
+def at_nominal(lab: FloatArray, scale: FloatArray) -> FloatArray:
+    """Returns Lab colours seen at brightness factors (N) as they would look at nominal brightness."""
+    flat = np.asarray(lab, np.float64) / scale[:, None]
+    flat[:, 0] = (lab[:, 0] + 16.0) / scale - 16.0
     return flat
 
 
@@ -243,10 +280,13 @@ PAGE_PX_PER_MM = 2.0
 OFF_PAGE = 255
 
 
+GROUND = ("mat", "grid", "ink", "paper")  # the printed mat's parts, in ground_parts' order
+
+
 def ground_parts(kit: Kit) -> dict[str, tuple[int, int, int]]:
     """Returns what the printed mat shows, by part name: the mat, its grid lines, the markers'
     ink and their white paper."""
-    return {"mat": kit.mat_rgb, "grid": kit.grid_rgb, "ink": (0, 0, 0), "paper": (255, 255, 255)}
+    return dict(zip(GROUND, (kit.mat_rgb, kit.grid_rgb, (0, 0, 0), (255, 255, 255))))
 
 
 @dataclass(frozen=True, slots=True, eq=False)

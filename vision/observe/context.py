@@ -28,6 +28,7 @@ from vision.kit import Kit, Mat
 from vision.pose import CameraPlace, image_points
 
 FloatArray = NDArray[np.float64]
+Taps = tuple[NDArray[np.intp], FloatArray]  # bilinear sampling: 4 x N flat pixel indices and weights
 MAT_RGB = (235.0, 232.0, 225.0)
 MARGIN_BAND_MM = (14.0, 48.0)
 MARKER_CLEARANCE_MM = 6.0
@@ -56,7 +57,11 @@ class Scene:
 
     def lab_at(self, pixels: FloatArray) -> FloatArray:
         """Returns the balanced Lab colour (N x 3) at frame pixels (N x 2), bilinear."""
-        return bilinear(self.frame, pixels, lambda patch: balanced_lab(patch, self.gains))
+        return self.lab_tapped(taps(self.frame.shape[:2], pixels))
+
+    def lab_tapped(self, where: Taps) -> FloatArray:
+        """Returns the balanced Lab colour (N x 3) at frame pixels given by their taps (see taps)."""
+        return tapped(self.frame, where, lambda patch: balanced_lab(patch, self.gains))
 
     def top_grid(self, centre: tuple[float, float], height_mm: float, half_mm: float,
                  steps: int = 5) -> FloatArray:
@@ -80,25 +85,34 @@ def bilinear(image: Image, pixels: FloatArray,
              convert: Callable[[NDArray[np.float32]], NDArray[np.float32]] | None = None) -> FloatArray:
     """Returns the image's values at sub-pixel positions (N x 2), clamped to the border, after
     an optional per-pixel conversion: only each position's 2 x 2 neighbours are converted."""
-    corners, weights = neighbourhoods(image, pixels)
+    return tapped(image, taps(image.shape[:2], pixels), convert)
+
+
+def tapped(image: Image, where: Taps,
+           convert: Callable[[NDArray[np.float32]], NDArray[np.float32]] | None = None) -> FloatArray:
+    """Returns the image's values at positions given by their taps (see taps), after an optional
+    per-pixel conversion of the taps' pixels."""
+    index, weights = where
+    height, width = image.shape[:2]
+    corners = np.asarray(image.reshape(height * width, -1).take(index, axis=0), np.float32)
     values = corners if convert is None else convert(corners)
     return np.asarray((weights[:, :, None] * values).sum(axis=0), np.float64)
 
 
-def neighbourhoods(image: Image, pixels: FloatArray) -> tuple[NDArray[np.float32], FloatArray]:
-    """Returns each position's four neighbours (4 x N x C, float32: top left, top right, bottom
-    left, bottom right), clamped to the border, and their bilinear weights (4 x N).
+def taps(size: tuple[int, int], pixels: FloatArray) -> Taps:
+    """Returns the pixels (flat indices into an image of size height x width) of each position's
+    four neighbours (4 x N: top left, top right, bottom left, bottom right), clamped to the
+    border, and their bilinear weights (4 x N).
 
     Positions are first rounded to float32, as cv2.remap's maps would be."""
     pts = np.asarray(pixels, np.float32).reshape(-1, 2)
     low = np.floor(pts)
     fx, fy = (pts - low).astype(np.float64).T
-    height, width = image.shape[:2]
+    height, width = size
     xs = np.clip(np.stack([low[:, 0], low[:, 0] + 1]).astype(np.intp), 0, width - 1)
     ys = np.clip(np.stack([low[:, 1], low[:, 1] + 1]).astype(np.intp), 0, height - 1) * width
-    corners = image.reshape(height * width, -1).take(ys[[0, 0, 1, 1]] + xs[[0, 1, 0, 1]], axis=0)
     weights = np.stack([(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy])
-    return np.asarray(corners, np.float32), weights
+    return ys[[0, 0, 1, 1]] + xs[[0, 1, 0, 1]], weights
 
 
 def balanced_lab(patch: NDArray[np.float32], gains: tuple[float, float, float]) -> NDArray[np.float32]:

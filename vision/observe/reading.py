@@ -33,9 +33,10 @@ from vision.observe.calibrate import ROOK_STEPS
 from vision.observe.calibrate import Registration, lens_places, light_on, register, weighted
 from vision.observe.colours import ColourMemory, probability_table
 from vision.observe.context import ObserveError, Scene
-from vision.observe.synthesis import (CONTEXT_REACH, FACES, Array32, FloatArray, Frame, Geometry, IntArray,
-                                      Model, Placed, SynthMemory, Synthesis, memory_for, prototypes_of,
-                                      Scorer, shade_costs, variant_costs)
+from vision.observe.casting import FACES, Array32, FloatArray, IntArray, within_reach
+from vision.observe.geometry import Geometry
+from vision.observe.synthesis import (Frame, Model, Placed, SynthMemory, Synthesis, memory_for, prototypes_of,
+                                      Scorer, matte_costs, variant_costs)
 from vision.pose import CameraPlace
 
 Surfaces = tuple[IntArray, NDArray[np.bool_]]  # the surface each ray shows, whether every cast agrees
@@ -75,16 +76,14 @@ def fit_place(synthesis: Synthesis, context: Mapping[str, str], prototypes: Floa
     points, cells = place_rays(synthesis, context)
     if not len(points):
         return starts[0]
-    colours, rays = synthesis.frame.colours(points), np.arange(len(points))
     origins = points[:, None, None, :]
+    table, ground = RayCosts(synthesis, synthesis.frame.colours(points), prototypes), synthesis.ground_code(origins)
     focal = starts[0].focal_px
 
     def cost(centre: FloatArray) -> float:
         """Returns how badly the context, seen from one camera centre, explains the rays."""
         moved = CameraPlace((float(centre[0]), float(centre[1]), float(centre[2])), focal)
-        codes = synthesis.moved(moved).context_codes(context, cells, origins)
-        return float(shade_costs(synthesis.model, colours, prototypes, synthesis.frame.noise, None, rays,
-                                 codes.reshape(-1)).sum())
+        return table.total(synthesis.moved(moved).context_codes(context, cells, origins, ground).reshape(-1))
 
     best, best_cost = np.array(starts[0].centre, np.float64), cost(np.array(starts[0].centre, np.float64))
     for start in starts[1:]:
@@ -94,6 +93,30 @@ def fit_place(synthesis: Synthesis, context: Mapping[str, str], prototypes: Floa
             best, best_cost = centre, score
     found = pattern_search(cost, best, best_cost, steps)
     return CameraPlace((float(found[0]), float(found[1]), float(found[2])), focal)
+
+
+class RayCosts:
+    """The costs of fixed rays (one per colour) showing surfaces (shade_costs, the sides' shades
+    unknown, no sheen: its latitude in colour would blur the outlines a place is judged on), each
+    worked out the first time it is asked for."""
+
+    def __init__(self, synthesis: Synthesis, colours: FloatArray, prototypes: FloatArray) -> None:
+        self.synthesis, self.colours, self.prototypes = synthesis, colours, prototypes
+        self.surfaces = synthesis.unknown + 1
+        self.table = np.full(len(colours) * self.surfaces, np.nan, np.float32)
+
+    def total(self, codes: NDArray[np.int_]) -> float:
+        """Returns the summed cost of every ray showing its surface (codes: one per ray, in order)."""
+        rays = np.arange(len(codes))
+        keys = rays * self.surfaces + codes
+        costs = self.table.take(keys)
+        missing = np.flatnonzero(np.isnan(costs))
+        if len(missing):
+            model, frame = self.synthesis.model, self.synthesis.frame
+            costs[missing] = matte_costs(model, self.colours, self.prototypes, frame.noise, None, rays[missing],
+                                         codes[missing])
+            self.table[keys[missing]] = costs[missing]
+        return float(costs.sum())
 
 
 def pattern_search(cost: Callable[[FloatArray], float], start: FloatArray, start_cost: float,
@@ -208,9 +231,10 @@ def geometry_for(synthesis: Synthesis, context: Mapping[str, str], key: tuple[An
             return synthesis.build(context, key)
         derived = replace(base, key=key, context=dict(context), primary=base.primary.copy(),
                           secondary=base.secondary.copy())
-        if changed:
-            synthesis.predict(derived, context, near_cells(synthesis, changed))
-        derived.pair_up(synthesis.unknown + 1)
+        touched = synthesis.touched(base.context, context, base.origins)
+        if len(touched):
+            synthesis.predict(derived, context, touched)
+        derived.pair_again(base, touched, synthesis.unknown + 1)
         return derived
 
     return remember(memory, key, make)
@@ -266,8 +290,9 @@ def readings(synthesis: Synthesis, geometry: Geometry, costs: Array32, cells: ND
     held = [labels.index(context[synthesis.squares[c]]) for c in cells]
     table[held, np.arange(len(cells))] -= synthesis.model.stay
     probs = probability_table(table)
-    return [CellSeen.from_probs({labels[i]: float(probs[i, c]) for i in np.nonzero(probs[:, c] >= LISTED)[0]})
-            for c in range(len(cells))]
+    listed = zip(probs.T.tolist(), (probs >= LISTED).T.tolist())
+    return [CellSeen.from_probs({label: p for label, p, kept in zip(labels, column, keep) if kept})
+            for column, keep in listed]
 
 
 def doubted(context: Mapping[str, str], seen: Mapping[str, CellSeen]) -> dict[str, str]:
@@ -279,8 +304,7 @@ def doubted(context: Mapping[str, str], seen: Mapping[str, CellSeen]) -> dict[st
 def near_cells(synthesis: Synthesis, squares: Sequence[str]) -> NDArray[np.int_]:
     """Returns the cells within reach of any of some squares."""
     marks = synthesis.grid[[synthesis.index[square] for square in squares]]
-    distance = np.max(np.abs(synthesis.grid[:, None, :] - marks[None]), axis=2)
-    return np.nonzero(np.min(distance, axis=1) <= CONTEXT_REACH)[0]
+    return np.flatnonzero(within_reach(marks, synthesis.grid, True).any(axis=0))
 
 
 def observe_model(model: Model, scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None,
@@ -289,11 +313,12 @@ def observe_model(model: Model, scene: Scene, board: Mapping[str, Any], memory: 
     context = check_inputs(model, scene, board, memory)
     store = memory if memory is not None else memory_for(model)
     registration = registration_of(scene, store)
-    still = Frame(scene, registration, light_on(scene, context, registration))
+    lights = store.lights if isinstance(store, SynthMemory) else None
+    still = Frame(scene, registration, light_on(scene, context, registration, lights))
     synthesis = Synthesis(model, still, camera_place(model, still, context, store))
     key = (synthesis.place.centre, scene.view.homography.tobytes(), tuple(sorted(context.items())))
     geometry = geometry_for(synthesis, context, key, store)
-    colours = still.colours(geometry.origins[:, :, 0], geometry.pixels)
+    colours = still.ray_colours(geometry)
     surfaces = context_surfaces(synthesis, geometry, context)
     learn_colours(synthesis, surfaces, colours, store)
     prototypes = prototypes_of(model, store)
@@ -351,6 +376,8 @@ def reread_geometry(synthesis: Synthesis, geometry: Geometry, context: Mapping[s
     """Returns a copy of the geometry predicted again on some cells under a changed context."""
     again = replace(geometry, key=key, context=dict(context), primary=geometry.primary.copy(),
                     secondary=geometry.secondary.copy())
-    synthesis.predict(again, context, near)
-    again.extend_pairs(geometry, near, synthesis.unknown + 1)
+    touched = np.intersect1d(near, synthesis.touched(geometry.context, context, geometry.origins))
+    if len(touched):
+        synthesis.predict(again, context, touched)
+    again.extend_pairs(geometry, touched, synthesis.unknown + 1)
     return again

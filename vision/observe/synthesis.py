@@ -22,8 +22,11 @@ show, and scoring the frame's colours along those rays against the predictions
   colour error, Gaussian, the model's floor plus the frame's measured noise). A top is lit (k
   near 1) or lies in a shadow (k uniform from the model's darkest shadow to 1, a `shadowed`
   share of the time); the sides facing one way share a shade learnt on the position's pieces
-  (any shade in the model's range while unknown, and a share of the time anyway). A ray that
-  fits nothing costs `outlier_cost` (a hand, glare), one meeting the markers `unknown_cost`.
+  (any shade in the model's range while unknown, and a share of the time anyway); with the
+  model's `sheen` levels a surface may also show its colour under a little white gloss, which
+  lifts and greys dark colours (vision.observe.sheen); it costs what its likeliest look does.
+  A ray that fits nothing costs `outlier_cost` (a hand, glare), one meeting the markers
+  `unknown_cost`.
   A label's cost is the sum over its rays (each the cheaper of its two surfaces), scaled to a
   few independent looks (`looks`); probabilities are the softmax over labels.
 """
@@ -34,32 +37,31 @@ import copy
 import math
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Hashable, Mapping
 
 import numpy as np
 from numpy.typing import NDArray
 
-from rules.core import parse_square
-from vision.kit import Kit
+from rules.core import parse_square, square_name
+from vision.kit import Kit, Mat
 from vision.observation import EMPTY
-from vision.observe.calibrate import Lighting, Registration, flatten, ground_parts, printed, weighted
+from vision.observe.calibrate import (GROUND, Lighting, LightPlan, Registration, at_nominal, flatten, ground_parts,
+                                      light_basis, printed, weighted)
 from vision.observe.colours import ColourMemory
-from vision.observe.context import ObserveError, Scene
+from vision.observe.casting import (FACES, MISS, Array32, FloatArray, IntArray, ShapeKey, box_exits, directions_to,
+                                    outline, passes_over, shape_exits, spans, split_casts, surface_code, within_reach)
+from vision.observe.context import ObserveError, Scene, taps
+from vision.observe.geometry import Geometry, PairPlan, Sampling, pair_plan
+from vision.observe.sheen import sheens
 from vision.pose import CameraPlace
 
-FloatArray = NDArray[np.float64]
-Array32 = NDArray[np.float32]
-IntArray = NDArray[np.int16]
-FaceArray = NDArray[np.uint8]
-Pairs = NDArray[np.int32]  # indices into a geometry's list of (ray, surface) pairs
-FACES = 5  # a surface is seen by a part's top (0) or a side facing +x, -x, +y or -y (1 to 4)
 JITTER = np.array([[0.0, 0.0], [1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
-CONTEXT_REACH = 2  # cells around a cell whose solids may cross its rays
-MISS = -np.inf
 LIT_SPREAD = 0.06  # how much a lit top's shade varies (uneven light, a tilt)
 SIDE_SPREAD = 0.1  # how much the shade of sides facing one way varies
 BOUNDS_PAD_MM = 1.0  # how far a bounding box reaches beyond the shapes it holds (rounding)
 ODD_SIDES = 0.3  # the share of sides off their usual shade (in a shadow, another material)
+SHEEN_LEAST = 0.5  # a sheen that moves a prototype less than this many sigmas is not tried
 
 
 # -- models ------------------------------------------------------------------------------------
@@ -82,7 +84,6 @@ class Shape:
 
 
 Variant = tuple[Shape, ...]
-ShapeKey = tuple[tuple[float, float, float], tuple[float, float, float], bool]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -95,6 +96,8 @@ class Model:
     parts: Mapping[str, tuple[int, int, int]]  # colour part -> nominal sRGB; "mat" among them
     shadow: float = 0.5  # the darkest shadow a top may lie in (a share of full light)
     shadowed: float = 0.15  # the share of tops lying in some shadow
+    raised_shadowed: float | None = None  # the share of the pieces' tops in some shadow (None: shadowed);
+    # only a taller piece beside one can shade a top, while the ground beside pieces often is
     side_shade: tuple[float, float] = (0.15, 1.35)  # the shades a side may have
     sigma: float = 3.0  # the spread of a ray's weighted Lab colour about its prediction, noise apart
     outlier_cost: float = 9.0  # the most a single ray can cost, in nats (hands, glare)
@@ -104,6 +107,7 @@ class Model:
     # cannot tell apart (a block upright or lying right under the camera), never a clear change
     jitter_mm: float = 1.5
     fit_place: bool = True  # whether the pieces refine the camera place (too low, and they mislead)
+    sheen: tuple[float, ...] = ()  # the sheens (shares of white light) a surface may show besides none
     halves: Mapping[str, str] = field(default_factory=dict)  # label -> a kind of piece that lies over
     # two cells: a cell shows it only if a neighbour may show the other half (the same kind)
 
@@ -156,58 +160,6 @@ def cylinder(radius: float, z0: float, z1: float, part: str) -> Shape:
 # -- memory ------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True, eq=False)
-class Geometry:
-    """The rays of every cell and what each label predicts along them, for one position and camera."""
-
-    key: tuple[Any, ...]
-    context: Mapping[str, str]  # the position the predictions were made under
-    origins: FloatArray  # C x R x J x 2 ground points of the rays (J: the jittered casts)
-    exits: Array32  # S x C x R x J: where each own shape lets a ray out (MISS if it misses)
-    faces: FaceArray  # S x C x R x J: the face it leaves by (FACES)
-    primary: IntArray  # V x C x R: the surface each variant predicts on each ray
-    secondary: IntArray  # V x C x R: the other surface a ray may show (== primary when sure)
-    pixels: FloatArray  # (C * R) x 2: where the central rays meet the mat in the frame
-    pair_ray: NDArray[np.int_] = field(default_factory=lambda: np.zeros(0, np.int_))  # the distinct
-    pair_code: NDArray[np.int_] = field(default_factory=lambda: np.zeros(0, np.int_))  # (ray, surface)
-    primary_pair: Pairs = field(default_factory=lambda: np.zeros((0, 0, 0), np.int32))  # V x C x R
-    secondary_pair: Pairs = field(default_factory=lambda: np.zeros((0, 0, 0), np.int32))
-    shared: int = 0  # how many leading pairs are its base's (a re-read copy)
-
-    def pair_up(self, surfaces: int) -> None:
-        """Lists the distinct (ray, surface) pairs the predictions use, so that a frame scores
-        each once; `surfaces` is how many surface codes there are."""
-        keys = self.pair_keys(surfaces)
-        used = np.zeros(self.primary.shape[1] * self.primary.shape[2] * surfaces, np.bool_)
-        used[keys] = True
-        unique = np.flatnonzero(used)  # sorted, as extend_pairs needs
-        self.pair_ray, self.pair_code, self.shared = unique // surfaces, unique % surfaces, 0
-        rank = np.zeros(len(used), np.int32)
-        rank[unique] = np.arange(len(unique), dtype=np.int32)
-        self.primary_pair, self.secondary_pair = rank[keys]
-
-    def pair_keys(self, surfaces: int, cells: NDArray[np.int_] | None = None) -> Pairs:
-        """Returns the (ray, surface) key of every prediction (2 x V x C x R), or of some cells'."""
-        count = self.primary.shape[1] * self.primary.shape[2]
-        rays = (np.arange(count, dtype=np.int32) * np.int32(surfaces)).reshape(self.primary.shape[1:])
-        keys = np.stack([rays[None] + self.primary, rays[None] + self.secondary])
-        return np.asarray(keys if cells is None else keys[:, :, cells], np.int32)
-
-    def extend_pairs(self, base: Geometry, cells: NDArray[np.int_], surfaces: int) -> None:
-        """Lists the pairs of a copy of a base geometry predicted again on some cells: the base's
-        pairs first (their costs carry over, see Scorer), then the new ones."""
-        known = base.pair_ray * surfaces + base.pair_code
-        keys = self.pair_keys(surfaces, cells)
-        where = np.minimum(np.searchsorted(known, keys), len(known) - 1)
-        found = known[where] == keys
-        new = np.unique(keys[~found])
-        where[~found] = len(known) + np.searchsorted(new, keys[~found])
-        every = np.concatenate([known, new])
-        self.pair_ray, self.pair_code, self.shared = every // surfaces, every % surfaces, len(known)
-        self.primary_pair, self.secondary_pair = base.primary_pair.copy(), base.secondary_pair.copy()
-        self.primary_pair[:, cells], self.secondary_pair[:, cells] = where
-
-
 @dataclass(frozen=True, slots=True)
 class Placed:
     """A camera place refined for one board fix, and how many occupied cells it was fitted on."""
@@ -226,6 +178,7 @@ class SynthMemory(ColourMemory):
         self.registered: tuple[bytes, Registration] | None = None
         self.placed: Placed | None = None
         self.geometries: dict[tuple[Any, ...], Geometry] = {}
+        self.lights: dict[Hashable, LightPlan] = {}
 
 
 def memory_for(model: Model) -> SynthMemory:
@@ -235,55 +188,6 @@ def memory_for(model: Model) -> SynthMemory:
 
 
 # -- ray casting -------------------------------------------------------------------------------
-
-
-def box_exits(origins: Array32, directions: Array32, lo: Array32, hi: Array32) -> tuple[Array32, FaceArray]:
-    """Returns where rays (origin + t * direction, t in [0, 1]) leave a box, MISS if they miss,
-    and the face they leave it by (FACES)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        first = (lo - origins) / directions
-        second = (hi - origins) / directions
-    near, far = np.minimum(first, second), np.maximum(first, second)
-    enter = np.maximum(np.maximum(near[..., 0], near[..., 1]), near[..., 2])
-    leave = np.minimum(np.minimum(far[..., 0], far[..., 1]), far[..., 2])
-    hit = (leave >= enter) & (leave > 0) & (enter < 1)
-    across_x = far[..., 0] <= np.minimum(far[..., 1], far[..., 2])
-    across_y = ~across_x & (far[..., 1] <= far[..., 2])
-    face = np.where(across_x, np.where(directions[..., 0] > 0, 1, 2),
-                    np.where(across_y, np.where(directions[..., 1] > 0, 3, 4), 0))
-    return np.where(hit, np.minimum(leave, 1.0), MISS).astype(np.float32), face.astype(np.uint8)
-
-
-def cylinder_exits(origins: Array32, directions: Array32, lo: Array32, hi: Array32) -> tuple[Array32, FaceArray]:
-    """Returns where rays leave the upright cylinder inscribed in a box (as box_exits; a side is
-    named by the way it mostly faces)."""
-    offset_x = origins[..., 0] - (lo[..., 0] + hi[..., 0]) / 2
-    offset_y = origins[..., 1] - (lo[..., 1] + hi[..., 1]) / 2
-    radius = (hi[..., 0] - lo[..., 0]) / 2
-    a = directions[..., 0] ** 2 + directions[..., 1] ** 2 + 1e-12
-    b = 2 * (offset_x * directions[..., 0] + offset_y * directions[..., 1])
-    c = offset_x ** 2 + offset_y ** 2 - radius ** 2
-    disc = b * b - 4 * a * c
-    root = np.sqrt(np.maximum(disc, 0.0))
-    low, high = (-b - root) / (2 * a), (-b + root) / (2 * a)
-    bottom, lid = lo[..., 2] / directions[..., 2], hi[..., 2] / directions[..., 2]
-    enter, leave = np.maximum(low, bottom), np.minimum(high, lid)
-    hit = (disc >= 0) & (leave >= enter) & (leave > 0) & (enter < 1)
-    out_x, out_y = offset_x + high * directions[..., 0], offset_y + high * directions[..., 1]
-    side = np.where(np.abs(out_x) >= np.abs(out_y), np.where(out_x > 0, 1, 2), np.where(out_y > 0, 3, 4))
-    face = np.where(lid <= high + 1e-6, 0, side)
-    return np.where(hit, np.minimum(leave, 1.0), MISS).astype(np.float32), face.astype(np.uint8)
-
-
-def shape_exits(origins: Array32, directions: Array32, centres: FloatArray,
-                geometry: ShapeKey) -> tuple[Array32, FaceArray]:
-    """Returns where the rays of cells (k x ...) leave one shape placed on each cell's centre."""
-    lo3, hi3, rounded = geometry
-    at = np.column_stack([centres, np.zeros(len(centres))]).astype(np.float32)
-    spread = (slice(None),) + (None,) * (origins.ndim - 2) + (slice(None),)
-    lo = (at + np.array(lo3, np.float32))[spread]
-    hi = (at + np.array(hi3, np.float32))[spread]
-    return (cylinder_exits if rounded else box_exits)(origins, directions, lo, hi)
 
 
 def bounds(shapes: Variant, centre: FloatArray) -> tuple[Array32, Array32]:
@@ -301,73 +205,30 @@ def extent(shapes: Variant) -> tuple[FloatArray, FloatArray]:
     return np.asarray(low - BOUNDS_PAD_MM, np.float64), np.asarray(high + BOUNDS_PAD_MM, np.float64)
 
 
-def passes_over(low: FloatArray, high: FloatArray, lo: Array32, hi: Array32,
-                camera: tuple[float, float, float]) -> NDArray[np.bool_]:
-    """Returns which cells' rays to the camera may pass over a box (corners lo, hi) no higher
-    than its top, given the bounds of each cell's ground points (low, high: N x 2). Up to the
-    top, a ray's footprint runs from its ground point a share hi_z / C_z of the way to the
-    camera; that map is affine, so the footprints of a cell lie between the maps of its bounds."""
-    share = min(max(float(hi[2]), 0.0) / camera[2], 1.0)
-    above = np.array(camera[:2])
-    start, stop = np.minimum(low, low + share * (above - low)), np.maximum(high, high + share * (above - high))
-    inside = (start <= hi[:2]) & (stop >= lo[:2])
-    return np.asarray(inside[:, 0] & inside[:, 1], np.bool_)
+@cache
+def outlined(model: Model) -> dict[tuple[int, ...], tuple[NDArray[np.int_], IntArray]]:
+    """Returns the model's variants grouped by their shapes (indices into model.shapes()): the
+    variants alike but for their colours, and each one's palette (see Outline.paint)."""
+    shape_index = {geometry: i for i, geometry in enumerate(model.shapes())}
+    parts = {name: i for i, name in enumerate(model.part_names)}
+    groups: dict[tuple[int, ...], list[tuple[int, list[int]]]] = {}
+    for v, (_, variant) in enumerate(model.variants()):
+        shapes = tuple(shape_index[shape.geometry] for shape in variant)
+        groups.setdefault(shapes, []).append((v, [FACES * parts[shape.part] for shape in variant] + [0]))
+    return {shapes: (np.array([v for v, _ in members]), np.array([row for _, row in members], np.int16))
+            for shapes, members in groups.items()}
 
 
-def directions_to(place: CameraPlace, origins: FloatArray) -> tuple[Array32, Array32]:
-    """Returns the rays' 3D origins (z = 0) and their directions to the camera, as float32."""
-    origin3 = np.concatenate([origins, np.zeros(origins.shape[:-1] + (1,))], axis=-1).astype(np.float32)
-    direction = np.asarray(place.centre, np.float32) - origin3
-    direction[..., :2] = np.where(np.abs(direction[..., :2]) < 1e-6, 1e-6, direction[..., :2])
-    return origin3, direction
-
-
-def surface_code(part: int, face: FaceArray | int) -> NDArray[np.int_]:
-    """Returns the code of a part seen by one of its faces (FACES of them per part)."""
-    return np.asarray(FACES * part + np.asarray(face, np.int_), np.int_)
-
-
-def split_casts(code: NDArray[np.integer[Any]]) -> tuple[IntArray, IntArray]:
-    """Returns, per ray, the surface of the central cast and another one a jittered cast meets
-    (the same when every cast agrees)."""
-    primary = code[..., 0].astype(np.int16)
-    secondary = primary.copy()
-    for cast in range(code.shape[-1] - 1, 0, -1):  # the first cast that differs wins
-        np.copyto(secondary, code[..., cast], where=code[..., cast] != primary, casting="unsafe")
-    return primary, secondary
-
-
-@dataclass(frozen=True, slots=True)
-class Outline:
-    """Where rays first meet a variant's solids (or the context's) regardless of their colours:
-    per ray the index of the winning shape in the variant (-1: the context's), the face it shows,
-    and whether the ray meets nothing (the printed mat shows)."""
-
-    winner: IntArray
-    face: IntArray
-    missed: NDArray[np.bool_]
-
-    def paint(self, parts: Sequence[int], seen: IntArray, ground: IntArray) -> IntArray:
-        """Returns the surface code of every ray once the shapes have their parts (the context's
-        codes seen, the mat's ground)."""
-        codes = np.array([FACES * part for part in parts] + [0], np.int16)
-        code = codes[self.winner] + self.face
-        np.copyto(code, seen, where=self.winner < 0)
-        np.copyto(code, ground, where=self.missed)
-        return np.asarray(code, np.int16)
-
-
-def outline(shapes: tuple[int, ...], exits: Array32, faces: FaceArray, seen_t: Array32) -> Outline:
-    """Returns where rays leave a variant's shapes (indices into exits and faces, S x ...) when
-    the context lets them out at seen_t: the latest exit wins; of equal ones, the earlier shape."""
-    t = seen_t.copy()
-    winner, face = np.full(t.shape, -1, np.int16), np.zeros(t.shape, np.int16)
-    for index, s in enumerate(shapes):
-        closer = exits[s] > t
-        np.copyto(winner, index, where=closer)
-        np.copyto(face, faces[s], where=closer)
-        np.maximum(t, exits[s], out=t)
-    return Outline(winner, face, t == MISS)
+@cache
+def layout(mat: Mat) -> tuple[tuple[str, ...], Mapping[str, int], NDArray[np.int_], FloatArray]:
+    """Returns a mat's squares (a1 first, by file then rank), each one's index, file and rank,
+    and centre in mm (worked out once per mat: read only)."""
+    squares = tuple(square_name(f, r) for f in range(mat.cells) for r in range(mat.cells))
+    grid = np.array([parse_square(square, mat.cells) for square in squares])
+    centres = np.array([mat.cell_centre(int(f), int(r)) for f, r in grid], np.float64)
+    grid.setflags(write=False)
+    centres.setflags(write=False)
+    return squares, MappingProxyType({square: i for i, square in enumerate(squares)}), grid, centres
 
 
 class Synthesis:
@@ -376,10 +237,7 @@ class Synthesis:
     def __init__(self, model: Model, frame: Frame, place: CameraPlace) -> None:
         self.model, self.frame, self.place = model, frame, place
         scene = self.scene = frame.scene
-        self.squares = scene.squares()
-        self.index = {square: i for i, square in enumerate(self.squares)}
-        self.grid = np.array([parse_square(square, scene.mat.cells) for square in self.squares])
-        self.centres = np.array([scene.cell_centre(square) for square in self.squares], np.float64)
+        self.squares, self.index, self.grid, self.centres = layout(scene.mat)
         self.shape_index = {geometry: i for i, geometry in enumerate(model.shapes())}
         self.variants = model.variants()
         self.parts = {name: i for i, name in enumerate(model.part_names)}
@@ -424,13 +282,10 @@ class Synthesis:
         seen_t, seen_code = self.context_hits(context, cells, origins, include_self=False)
         seen, ground = seen_code.astype(np.int16), self.ground_code(origins).astype(np.int16)
         exits, faces = geometry.exits[:, cells], geometry.faces[:, cells]
-        outlines: dict[tuple[int, ...], Outline] = {}
-        for v, (_, variant) in enumerate(self.variants):
-            shapes = tuple(self.shape_index[shape.geometry] for shape in variant)
-            if shapes not in outlines:
-                outlines[shapes] = outline(shapes, exits, faces, seen_t)
-            code = outlines[shapes].paint([self.parts[shape.part] for shape in variant], seen, ground)
-            geometry.primary[v, cells], geometry.secondary[v, cells] = split_casts(code)
+        for shapes, (members, palette) in outlined(self.model).items():
+            code = outline(shapes, exits, faces, seen_t).paint(palette, seen, ground)
+            rows = (members[:, None], np.asarray(cells)[None, :])
+            geometry.primary[rows], geometry.secondary[rows] = split_casts(code)
 
     def ground_code(self, origins: FloatArray) -> NDArray[np.int_]:
         """Returns what the printed mat shows from above where rays meet it (unknown off the mat)."""
@@ -445,102 +300,194 @@ class Synthesis:
         the cells whose rays may pass over a solid's padded bounding box, and of those only the
         rays that meet it, are cast at its shapes."""
         origin3, direction = directions_to(self.place, origins)
-        flat = origins.reshape(len(origins), -1, 2)
-        low, high = flat.min(axis=1), flat.max(axis=1)
-        rays, grid = (origin3.reshape(-1, 3), direction.reshape(-1, 3)), self.grid[cells]
+        per_cell = int(np.prod(origins.shape[1:-1]))
+        low, high = spans(origins)
+        rays = (origin3.reshape(-1, 3), direction.reshape(-1, 3))
         hits = (np.full(len(rays[0]), MISS, np.float32), np.zeros(len(rays[0]), np.int_))
-        for square, label in context.items():
-            shapes = () if label == EMPTY else self.model.labels[label][0]
-            if not shapes:
-                continue
+        for square, shapes, rows in self.solids_near(context, cells, include_self):
             centre = self.centres[self.index[square]]
             lo, hi = bounds(shapes, centre)
-            rows = self.context_rows(square, grid, include_self)
             rows = rows[passes_over(low[rows], high[rows], lo, hi, self.place.centre)]
             if len(rows):
-                every = (rows[:, None] * flat.shape[1] + np.arange(flat.shape[1])).ravel()
-                self.cast_context(shapes, centre, every[box_exits(rays[0][every], rays[1][every], lo, hi)[0] > MISS],
-                                  rays, hits)
+                every = (rows[:, None] * per_cell + np.arange(per_cell)).ravel()
+                cast = (rays[0].take(every, axis=0), rays[1].take(every, axis=0))
+                self.cast_context(shapes, centre, every[box_exits(*cast, lo, hi)[0] > MISS], rays, hits)
         return hits[0].reshape(origins.shape[:-1]), hits[1].reshape(origins.shape[:-1])
+
+    def solids_near(self, context: Mapping[str, str], cells: NDArray[np.int_],
+                    include_self: bool) -> list[tuple[str, Variant, NDArray[np.int_]]]:
+        """Returns the context's squares that hold solids, in order, each with its solids and the
+        rows of those cells within CONTEXT_REACH of it (itself if asked), if any."""
+        solid = [(square, self.model.labels[label][0]) for square, label in context.items() if label != EMPTY]
+        solid = [(square, shapes) for square, shapes in solid if shapes]
+        if not solid:
+            return []
+        within = within_reach(self.grid[[self.index[square] for square, _ in solid]], self.grid[cells], include_self)
+        return [(square, shapes, np.flatnonzero(row)) for (square, shapes), row in zip(solid, within) if row.any()]
+
+    def touched(self, before: Mapping[str, str], after: Mapping[str, str], origins: FloatArray) -> NDArray[np.int_]:
+        """Returns the cells whose predictions a change of context position may change (origins:
+        every cell's ground points): those whose rays may pass over a changed square's solids,
+        before or after (a cell's own solids never enter its context)."""
+        low, high = spans(origins)
+        marked = np.zeros(len(origins), np.bool_)
+        changed = [square for square, label in after.items() if before.get(square, EMPTY) != label]
+        for square in changed:
+            for shown in (before.get(square, EMPTY), after[square]):
+                shapes = () if shown == EMPTY else self.model.labels[shown][0]
+                if shapes:
+                    lo, hi = bounds(shapes, self.centres[self.index[square]])
+                    rows = self.context_rows(square, self.grid, False)
+                    marked[rows[passes_over(low[rows], high[rows], lo, hi, self.place.centre)]] = True
+        return np.flatnonzero(marked)
 
     def context_rows(self, square: str, grid: NDArray[np.int_], include_self: bool) -> NDArray[np.int_]:
         """Returns the rows of those cells (their file and rank: grid) within CONTEXT_REACH of a
         square (itself if asked)."""
-        file, rank = self.grid[self.index[square]]
-        near = np.maximum(np.abs(grid[:, 0] - file), np.abs(grid[:, 1] - rank))
-        return np.nonzero((near >= (0 if include_self else 1)) & (near <= CONTEXT_REACH))[0]
+        return np.flatnonzero(within_reach(self.grid[[self.index[square]]], grid, include_self)[0])
 
     def cast_context(self, shapes: Variant, centre: FloatArray, rays: NDArray[np.int_],
                      cast: tuple[Array32, Array32], hits: tuple[Array32, NDArray[np.int_]]) -> None:
         """Casts some rays (indices into cast's origins and directions) at one context square's
         shapes, keeping in hits the nearest exit and surface of each ray so far."""
         origin3, direction = cast
-        ray_t, ray_code, ray_origin, ray_direction = hits[0][rays], hits[1][rays], origin3[rays], direction[rays]
+        ray_t, ray_code = hits[0][rays], hits[1][rays]
+        ray_origin, ray_direction = origin3.take(rays, axis=0), direction.take(rays, axis=0)
         for shape in shapes:
             exit_t, face = shape_exits(ray_origin, ray_direction, centre[None], shape.geometry)
             np.copyto(ray_code, surface_code(self.parts[shape.part], face), where=exit_t > ray_t)
             np.maximum(ray_t, exit_t, out=ray_t)
         hits[0][rays], hits[1][rays] = ray_t, ray_code
 
-    def context_codes(self, context: Mapping[str, str], cells: NDArray[np.int_],
-                      origins: FloatArray) -> NDArray[np.int_]:
-        """Returns the surface each ray shows when the whole board is the context position."""
+    def context_codes(self, context: Mapping[str, str], cells: NDArray[np.int_], origins: FloatArray,
+                      ground: NDArray[np.int_] | None = None) -> NDArray[np.int_]:
+        """Returns the surface each ray shows when the whole board is the context position (ground:
+        what the mat shows there, if known)."""
         t, code = self.context_hits(context, cells, origins, include_self=True)
-        return np.where(t == MISS, self.ground_code(origins), code)
+        return np.where(t == MISS, self.ground_code(origins) if ground is None else ground, code)
 
 
 # -- colours and costs -------------------------------------------------------------------------
 
 
-def smooth_step(x: Array32) -> Array32:
-    """Returns the standard normal distribution function (a close tanh approximation)."""
-    return np.asarray(0.5 * (1.0 + np.tanh(np.float32(0.7978846) * x * (1.0 + np.float32(0.044715) * x * x))),
-                      np.float32)
+def smoothed(x: Array32) -> Array32:
+    """Returns the standard normal distribution function at x (a close tanh approximation),
+    worked out in x's own memory (x is lost)."""
+    inner = np.multiply(np.float32(0.044715), x)
+    inner *= x
+    inner += 1.0
+    x *= np.float32(0.7978846)
+    x *= inner
+    np.tanh(x, out=x)
+    x += 1.0
+    x *= 0.5
+    return x
 
 
 def blurred_box(k: Array32, low: float, high: float, spread: Array32) -> Array32:
     """Returns the density at k of a shade uniform on [low, high], blurred by the noise."""
-    return np.asarray((smooth_step((high - k) / spread) - smooth_step((low - k) / spread)) / (high - low), np.float32)
+    upper, lower = np.subtract(high, k, dtype=np.float32), np.subtract(low, k, dtype=np.float32)
+    upper /= spread
+    lower /= spread
+    density = smoothed(upper)
+    density -= smoothed(lower)
+    density /= high - low
+    return density
 
 
 def shade_costs(model: Model, colours: FloatArray, prototypes: FloatArray, noise: float,
-                sides: FloatArray | None, rays: NDArray[np.integer[Any]], codes: NDArray[np.integer[Any]]) -> Array32:
+                sides: FloatArray | None, rays: NDArray[np.integer[Any]], codes: NDArray[np.integer[Any]],
+                plan: PairPlan | None = None) -> Array32:
     """Returns the cost (nats: minus the log-likelihood, up to a constant) of each ray (an index
-    into colours) showing the surface a code names: see the module docstring."""
-    known = codes < FACES * len(prototypes)
-    part, face = np.where(known, codes // FACES, 0), np.where(known, codes % FACES, 0)
-    seen, proto = weighted(colours).astype(np.float32)[rays].T, weighted(prototypes).astype(np.float32)[part].T
+    into colours) showing the surface a code names: see the module docstring; with the model's
+    sheens, the cheapest of the surface's looks (vision.observe.sheen). The pairs' plan, if
+    given, saves working it out (pair_plan)."""
+    plan = plan or pair_plan(rays, codes, len(prototypes))
+    found = plan_costs(model, plan, colours, prototypes, noise, sides)
+    for glossy, moved in sheens(prototypes, model.sheen, SHEEN_LEAST * model.sigma):
+        pick, glossed = plan.subset(moved, rays, codes)
+        if len(pick):
+            found[pick] = np.minimum(found[pick], plan_costs(model, glossed, colours, glossy, noise, sides))
+    return found
+
+
+def matte_costs(model: Model, colours: FloatArray, prototypes: FloatArray, noise: float,
+                sides: FloatArray | None, rays: NDArray[np.integer[Any]], codes: NDArray[np.integer[Any]]) -> Array32:
+    """Returns each ray's cost as shade_costs does, the surfaces showing their prototypes as given."""
+    return plan_costs(model, pair_plan(rays, codes, len(prototypes)), colours, prototypes, noise, sides)
+
+
+def plan_costs(model: Model, plan: PairPlan, colours: FloatArray, prototypes: FloatArray, noise: float,
+               sides: FloatArray | None) -> Array32:
+    """Returns each planned pair's cost (see shade_costs), the surfaces showing their prototypes."""
+    # Whatever depends on a ray alone or on a part alone is worked out once, then looked up.
+    seen, proto = weighted(colours).astype(np.float32), weighted(prototypes).astype(np.float32)
+    dots = seen[:, 0, None] * proto[None, :, 0] + seen[:, 1, None] * proto[None, :, 1] + seen[:, 2, None] * proto[None, :, 2]
+    energy = seen[:, 0] * seen[:, 0] + seen[:, 1] * seen[:, 1] + seen[:, 2] * seen[:, 2]
+    norms = proto[:, 0] * proto[:, 0] + proto[:, 1] * proto[:, 1] + proto[:, 2] * proto[:, 2]
     variance = np.float32(model.sigma ** 2 + noise ** 2)
-    dot = seen[0] * proto[0] + seen[1] * proto[1] + seen[2] * proto[2]
-    norm = proto[0] * proto[0] + proto[1] * proto[1] + proto[2] * proto[2]
+    dot, norm = dots.ravel().take(plan.keys), norms.take(plan.part)
     shade = dot / norm
-    energy = seen[0] * seen[0] + seen[1] * seen[1] + seen[2] * seen[2]
-    across = np.maximum(energy - dot * shade, 0.0) / (2 * variance)
-    density = shade_density(model, shade, np.sqrt(variance / norm), face, sides)
-    cost = np.minimum(across - np.log(np.maximum(density, 1e-30)) + 0.5 * np.log(norm), model.outlier_cost)
-    return np.asarray(np.where(known, cost, model.unknown_cost), np.float32)
+    across = energy.take(plan.rays)
+    across -= dot * shade
+    np.maximum(across, 0.0, out=across)
+    across /= 2 * variance
+    spread = np.sqrt(variance / norms)
+    density = np.empty(len(shade), np.float32)
+    density[plan.tops] = top_density(model, shade.take(plan.tops), spread.take(plan.top_part), plan.top_part)
+    density[plan.sides] = side_density(model, shade.take(plan.sides), spread.take(plan.side_part), plan.side_face, sides)
+    np.maximum(density, 1e-30, out=density)
+    np.log(density, out=density)
+    across -= density
+    across += (0.5 * np.log(norms)).take(plan.part)
+    found = np.minimum(across, model.outlier_cost, out=across)
+    if plan.known is None:
+        return np.asarray(found, np.float32)
+    cost = np.full(plan.count, model.unknown_cost, np.float32)
+    cost[plan.known] = found
+    return cost
 
 
-def shade_density(model: Model, shade: Array32, spread: Array32, face: NDArray[np.integer[Any]],
-                  sides: FloatArray | None) -> Array32:
-    """Returns how likely each shade is for the face it is seen on (see shade_costs)."""
+def top_density(model: Model, shade: Array32, spread: Array32, part: NDArray[np.intp]) -> Array32:
+    """Returns how likely each shade of a top (of a part) is: lit, or lying in some shadow (as
+    often as the ground's or the pieces' tops are)."""
+    share = top_shadowed(model).take(part)
+    lit = (1 - share) * bell(shade, np.float32(1.0), np.sqrt(LIT_SPREAD ** 2 + spread ** 2))
+    return np.asarray(lit + share * blurred_box(shade, model.shadow, 1.0, spread), np.float32)
+
+
+@cache
+def top_shadowed(model: Model) -> Array32:
+    """Returns the share of tops in some shadow per part: the printed mat's first, then the pieces'."""
+    raised = model.shadowed if model.raised_shadowed is None else model.raised_shadowed
+    return np.array([model.shadowed if name in GROUND else raised for name in model.part_names], np.float32)
+
+
+def side_density(model: Model, shade: Array32, spread: Array32, face: NDArray[np.integer[Any]],
+                 sides: FloatArray | None) -> Array32:
+    """Returns how likely each shade of a side is: near the shade learnt for its face (when one
+    is), else anywhere in the model's range."""
     anywhere = blurred_box(shade, *model.side_shade, spread)
-    lit = (1 - model.shadowed) * bell(shade, np.float32(1.0), np.sqrt(LIT_SPREAD ** 2 + spread ** 2))
-    density = np.where(face == 0, lit + model.shadowed * blurred_box(shade, model.shadow, 1.0, spread), anywhere)
     usual = np.full(FACES, np.nan, np.float32)
     if sides is not None:
         usual[1:] = sides
-    k = usual[face]
-    learnt = (face > 0) & ~np.isnan(k)
+    k = usual.take(face)
+    learnt = ~np.isnan(k)
     if np.any(learnt):
-        bump = bell(shade[learnt], k[learnt], np.sqrt(SIDE_SPREAD ** 2 + spread[learnt] ** 2))
-        density[learnt] = (1 - ODD_SIDES) * bump + ODD_SIDES * anywhere[learnt]
-    return np.asarray(density, np.float32)
+        bump = bell(shade, k, np.sqrt(SIDE_SPREAD ** 2 + spread ** 2))
+        anywhere = np.where(learnt, (1 - ODD_SIDES) * bump + ODD_SIDES * anywhere, anywhere)
+    return np.asarray(anywhere, np.float32)
 
 
 def bell(x: Array32, centre: Array32 | np.float32, spread: Array32) -> Array32:
     """Returns the normal density at x."""
-    return np.asarray(np.exp(-0.5 * ((x - centre) / spread) ** 2) / (spread * math.sqrt(2 * math.pi)), np.float32)
+    z = np.subtract(x, centre, dtype=np.float32)
+    z /= spread
+    np.square(z, out=z)
+    z *= -0.5
+    np.exp(z, out=z)
+    z /= spread * np.float32(math.sqrt(2 * math.pi))
+    return z
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -557,17 +504,21 @@ class Scorer:
         """Returns the cost of each of a geometry's pairs, taking those it shares with the
         geometry it was copied from from that one's costs (base)."""
         start = 0 if base is None else geometry.shared
-        fresh = shade_costs(self.model, self.colours, self.prototypes, self.noise, self.sides,
-                            geometry.pair_ray[start:], geometry.pair_code[start:])
+        rays, codes = geometry.pair_ray[start:], geometry.pair_code[start:]
+        if geometry.scoring is None or geometry.scoring[:2] != (start, len(self.prototypes)):
+            geometry.scoring = (start, len(self.prototypes), pair_plan(rays, codes, len(self.prototypes)))
+        fresh = shade_costs(self.model, self.colours, self.prototypes, self.noise, self.sides, rays, codes,
+                            geometry.scoring[2])
         return fresh if base is None else np.concatenate([base[:start], fresh])
 
 
 def variant_costs(geometry: Geometry, costs: Array32, cells: NDArray[np.int_]) -> Array32:
     """Returns every variant's summed ray cost on some cells (V x cells), a ray costing what the
     cheaper of its two surfaces costs (costs: one per entry of the geometry's pairs)."""
-    primary = costs[geometry.primary_pair[:, cells]]
-    secondary = costs[geometry.secondary_pair[:, cells]]
-    return np.asarray(np.minimum(primary, secondary).sum(axis=2), np.float32)
+    whole = np.array_equal(cells, np.arange(geometry.primary_pair.shape[1]))
+    primary = geometry.primary_pair if whole else geometry.primary_pair[:, cells]
+    secondary = geometry.secondary_pair if whole else geometry.secondary_pair[:, cells]
+    return np.asarray(np.minimum(costs.take(primary), costs.take(secondary)).sum(axis=2), np.float32)
 
 
 @dataclass(frozen=True, slots=True)
@@ -586,6 +537,16 @@ class Frame:
     def pixels(self, origins: FloatArray) -> FloatArray:
         """Returns the frame pixels (N x 2) where rays with these ground points (... x 2) meet the mat."""
         return self.scene.view.to_image(self.registration.shift(origins.reshape(-1, 2)))
+
+    def ray_colours(self, geometry: Geometry) -> FloatArray:
+        """Returns the Lab colours (N x 3) where a geometry's central rays meet the mat, at
+        nominal brightness (as colours does; how the rays are read is kept with the geometry)."""
+        if geometry.sampling is None:
+            pixels = geometry.pixels
+            geometry.sampling = Sampling(taps(self.scene.frame.shape[:2], pixels),
+                                         light_basis(self.scene.view, geometry.origins[:, :, 0].reshape(-1, 2), pixels))
+        lab = self.scene.lab_tapped(geometry.sampling.taps)
+        return lab if self.lighting is None else at_nominal(lab, self.lighting.scale_on(geometry.sampling.light))
 
     def colours(self, origins: FloatArray, pixels: FloatArray | None = None) -> FloatArray:
         """Returns the Lab colours (N x 3) where rays with these ground points (... x 2) meet the

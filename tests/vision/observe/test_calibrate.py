@@ -66,6 +66,16 @@ def test_light_is_read_from_quiet_cells_and_flattened(shot: tuple[VariantCamera,
     assert abs(float(np.median(shade)) - 1.0) < 0.05
 
 
+def test_light_read_where_a_kept_plan_says_is_the_light_read_afresh(shot: tuple[VariantCamera, Scene]) -> None:
+    _, scene = shot
+    registration, kept = register(scene), {}  # type: ignore[var-annotated]
+    for view in (context("c3", "g7"), context("c3"), context("c3", "g7")):
+        fresh, planned = light_on(scene, view, registration), light_on(scene, view, registration, kept)
+        assert fresh is not None and planned is not None
+        assert np.array_equal(fresh.coefficients, planned.coefficients) and fresh.noise == planned.noise
+    assert len(kept) == 2  # one plan per set of quiet cells, the second time the first one's
+
+
 def test_no_light_is_read_without_an_empty_cell(shot: tuple[VariantCamera, Scene]) -> None:
     _, scene = shot
     full = {square: "light-block-upright" for square in context()}

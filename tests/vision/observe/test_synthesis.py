@@ -13,8 +13,8 @@ from vision.observe import block_arena
 from vision.observe.calibrate import light_on, register
 from vision.observe.context import rgb_to_lab
 from vision.observe.reading import camera_place
-from vision.observe.synthesis import (FACES, MISS, Frame, box_exits, cylinder_exits, passes_over, shade_costs,
-                                      split_casts)
+from vision.observe.casting import FACES, MISS, box_exits, cylinder_exits, passes_over, split_casts
+from vision.observe.synthesis import Frame, shade_costs
 from vision.pose import CameraPlace
 
 LO = np.array([[[-10.0, -10.0, 0.0]]], np.float32)

@@ -4,12 +4,15 @@ path (BoardTracker, locate_camera, prepare), with each of the renderer's five pr
 from __future__ import annotations
 
 import random
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pytest
 
 from rules.registry import get_game
+from tests.vision.observe.block_scenes import VariantCamera
 from tests.vision.observe.stack_scenes import (
     KIT, Camera, Read, accuracy, confidently_wrong, read_frames, wrong,
 )
@@ -18,6 +21,7 @@ from vision.infer import read_change
 from vision.observation import EMPTY
 from vision.observe import tuned
 from vision.observe.context import ObserveError
+from vision.observe.stacks import observe_stacks
 from vision.render.record import PRESETS
 
 GAME = get_game("tuned")
@@ -78,6 +82,25 @@ def test_the_inference_reads_the_true_move(preset: str, seed: int) -> None:
         reading = read_change(GAME, state, seen)
         assert (reading.kind, reading.moves) == ("move", (move,)), reading.message()
         state = after
+
+
+def readings_with(scene: Any, board: dict[str, Any], near: tuned.Crossing | None) -> dict[str, dict[str, float]]:
+    """Returns every cell's probabilities with only some squares' stacks as its neighbours (all: None)."""
+    game = replace(tuned.TUNED, plan=partial(tuned._plan, near=near), key=partial(tuned._key, near=near))
+    seen = observe_stacks(game, scene, board, tuned.new_memory(KIT), tuned.new_memory, None)
+    return {square: dict(cell.probs) for square, cell in seen.cells.items()}
+
+
+def test_leaving_out_the_stacks_that_cannot_stand_in_a_cells_rays_changes_no_reading() -> None:
+    tall = [{"kind": kind} for kind in ("donkey", "dog", "cat")]
+    board = {"size": 3, "cells": {square: tall for square in ("a1", "b2", "c1", "a3", "c3")}, "off": {}}
+    scene = VariantCamera("tuned", None, "low-warm-tilted", 6).board_scene(board)
+    near, blind = tuned.Crossing(scene, None), tuned.Crossing(scene, None)
+    blind.found = {square: () for square in scene.squares()}
+    every = readings_with(scene, board, None)
+    assert readings_with(scene, board, near) == every
+    assert sum(len(near[square]) for square in scene.squares()) < len(scene.squares()) * (len(scene.squares()) - 1)
+    assert readings_with(scene, board, blind) != every  # the stacks that may stand in the rays do matter
 
 
 def test_an_empty_board_reads_empty_without_a_memory() -> None:
