@@ -7,10 +7,14 @@ few boxes (legs, body, arms, head) standing 8 mm thick in the middle of the bloc
 meeples side by side along the files, either one on the left (KIT.md's sizes, read from the kit).
 The rays look at the ground, at both block tops and across the meeples' faces at both heights,
 so a light meeple on a light block is told by what shows at the meeple's height and by its
-faces, not by a colour that hardly differs. Blocks cast long, deep shadows, so a top in shadow
-is more likely here than in other games. Right under the camera an upright block and a lying
-one look alike; a lying block has its other half next to it, so a cell reads lying only as far
-as a neighbour may show a lying block of its colour.
+faces, not by a colour that hardly differs. Blocks cast long, deep shadows, so the ground in
+shadow is more likely here than in other games; a block's top hardly ever is (only a taller
+piece beside it can shade it), so a dark meeple on a dark block is not taken for a shaded top.
+Oiled wood shows a faint white gloss, most on the tops facing the lamps, that lifts and greys
+the dark walnut (a dark top then reads lighter than its nominal colour, never yellower like a
+maple top in shadow), so every surface may show a little of it (vision.observe.sheen). Right
+under the camera an upright block and a lying one look alike; a lying block has its other half
+next to it, so a cell reads lying only as far as a neighbour may show a lying block of its colour.
 """
 
 from __future__ import annotations
@@ -37,7 +41,9 @@ MEEPLE_SPACING = 0.45  # two meeples on a square stand this many meeple widths a
 # fractions of its width and height (KIT.md's classic meeple, 22 wide and 24 tall).
 MEEPLE_PARTS = ((0.5, 0.0, 0.3), (0.27, 0.25, 0.67), (0.5, 0.44, 0.65), (0.2, 0.62, 1.0))
 LIFT = (0.5, 0.83)  # heights on a meeple (fractions) where its faces are looked at
-SHADOW = (0.3, 0.45)  # the darkest shadow a top may lie in, and the share of tops in one
+SHADOW = (0.3, 0.45, 0.15)  # the darkest shadow a top may lie in, the share of the ground's tops
+# in one, and of the pieces' tops (measured: under 5 % of block tops, rendered or realistic)
+SHEEN = (0.02, 0.04)  # the white gloss oiled wood may show (shares of white light, linear)
 
 
 def meeple(kit: Kit, height: float, part: str, shift: float) -> tuple[Shape, ...]:
@@ -91,7 +97,8 @@ def arena_model(kit: Kit) -> Model:
     names = [f"{colour}-{kind}" for kind in ("block", "meeple") for colour in COLOURS]
     parts = {**ground_parts(kit), **{name: piece_colour(kit, GAME, name) for name in names}}
     halves = {label: label.split("/")[-1] for label in labels if label.endswith("-lying")}
-    return Model(GAME, labels, samples(kit), parts, shadow=SHADOW[0], shadowed=SHADOW[1], halves=halves)
+    return Model(GAME, labels, samples(kit), parts, shadow=SHADOW[0], shadowed=SHADOW[1],
+                 raised_shadowed=SHADOW[2], sheen=SHEEN, halves=halves)
 
 
 def new_memory(kit: Kit) -> SynthMemory:
