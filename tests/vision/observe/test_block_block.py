@@ -129,7 +129,7 @@ def test_bad_input_raises_one_clear_error_and_leaves_the_memory_alone() -> None:
     with pytest.raises(ObserveError, match="Scene"):
         block_block.observe("frame", GAME.board(state), memory)  # type: ignore[arg-type]
     assert all(np.array_equal(memory.lab(name), before[name]) for name in memory.names)
-    assert memory.place is None and not memory.geometry
+    assert memory.placing is None and not memory.geometry and memory.last is None
 
 
 def test_a_tuned_scene_is_refused() -> None:

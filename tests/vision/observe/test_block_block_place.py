@@ -1,0 +1,42 @@
+"""Tests of BLOCK.BLOCK's camera place: the simplex search, and the fit along the focal family
+of a rendered view (the true camera lies on it, or near it with the lens's distortion)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tests.vision.observe.stack_scenes import Camera
+from vision.observe.block_block_place import DOUBT, fit, nelder_mead, placed, unknown
+from vision.pose import CameraPlace
+
+
+def test_the_simplex_search_follows_a_narrow_curved_ridge() -> None:
+    def cost(point: np.ndarray) -> float:
+        x, y, z = point
+        return float(100.0 * (y - 0.3 * x - 0.002 * x * x) ** 2 + (x - 40.0) ** 2 / 50.0 + (z - 600.0) ** 2 / 400.0)
+
+    found = nelder_mead(cost, np.array([0.0, 0.0, 700.0]), np.array([20.0, 20.0, 40.0]), 200)
+    assert abs(found[0] - 40.0) < 2.0 and abs(found[2] - 600.0) < 5.0
+
+
+def test_the_fit_finds_the_centre_that_scores_best_and_doubts_it_little() -> None:
+    camera = Camera("block-block", "high-cool", 1)
+    scene = camera.scene(camera.game.initial_state())
+    true = np.array(camera.renderer.camera.centre)
+
+    def score(place: CameraPlace) -> float:
+        return -float(np.sum((np.array(place.centre) - true) ** 2)) / 4.0
+
+    placing = fit(scene.view, scene.place, score)
+    assert np.abs(np.array(placed(scene.view, scene.place, placing).centre) - true).max() < 3.0
+    assert placing.doubt < 0.05
+
+
+def test_before_any_piece_the_place_is_doubted_across_the_envelope() -> None:
+    camera = Camera("block-block", "neutral", 1)
+    scene = camera.scene(camera.game.initial_state())
+    placing = unknown(scene.view, scene.place)
+    low, high = (placed(scene.view, scene.place, placing, shift).centre[2] for shift in (-1.0, 1.0))
+    assert placing.doubt == DOUBT[1] and high / low > math.exp(0.5)

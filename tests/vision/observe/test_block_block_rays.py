@@ -1,0 +1,57 @@
+"""Tests of BLOCK.BLOCK's ray geometry: the pairs found near each column are every pair that
+meets it, with the heights and side a direct calculation gives, and each ray's first surfaces."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.observe.block_block_rays import Grid, axis_interval, cast, first_hits, pair_heights, ray_grid
+from vision.pose import CameraPlace
+
+PLACE = CameraPlace((20.0, -30.0, 600.0), 600.0)
+BOXES = np.array([[0.0, 25.5, 0.0, 25.5], [26.5, 52.0, 0.0, 25.5], [80.0, 105.5, 100.0, 125.5]])
+REACH = np.array([100.0, 25.0, 200.0])
+
+
+def grid() -> Grid:
+    """Returns a 2 mm ray grid over the columns and well beyond."""
+    return ray_grid(np.array([-60.0, 200.0, -60.0, 220.0]), 2.0, 30000)
+
+
+def direct(ground: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Returns the heights (rays x columns) between which each ray runs inside each footprint."""
+    step = (np.array(PLACE.centre[:2]) - ground) / PLACE.centre[2]
+    rays, cols = np.meshgrid(np.arange(len(ground)), np.arange(len(boxes)), indexing="ij")
+    lo_x, hi_x = axis_interval(ground[rays, 0], step[rays, 0], boxes[cols, 0], boxes[cols, 1])
+    lo_y, hi_y = axis_interval(ground[rays, 1], step[rays, 1], boxes[cols, 2], boxes[cols, 3])
+    return np.maximum(np.maximum(lo_x, lo_y), 0.0), np.minimum(hi_x, hi_y)
+
+
+def test_every_ray_that_meets_a_column_below_its_reach_is_paired_with_it() -> None:
+    rays = cast(grid(), BOXES, PLACE, REACH)
+    low, high = direct(rays.grid.ground, BOXES)
+    expected = {(int(r), int(c)) for r, c in zip(*np.nonzero((low < high) & (low < REACH[None, :])))}
+    assert set(zip(rays.ray.tolist(), rays.col.tolist())) == expected
+    assert len(expected) > 100
+    assert np.allclose(rays.low, low[rays.ray, rays.col]) and np.allclose(rays.high, high[rays.ray, rays.col])
+
+
+def test_a_ray_comes_in_by_the_side_that_faces_the_camera() -> None:
+    rays = cast(grid(), BOXES[2:], PLACE, REACH[2:])  # the camera's nadir lies at lower x and y
+    sides = set(rays.face[rays.high < 200.0].tolist())
+    assert sides <= {2, 4} and sides == {2, 4}
+
+
+def test_the_first_surface_is_the_highest_a_ray_meets_and_the_second_the_next() -> None:
+    rays = cast(grid(), BOXES[:2], PLACE, np.array([200.0, 200.0]))
+    both = np.nonzero(np.bincount(rays.ray, minlength=rays.count) == 2)[0]
+    assert len(both)
+    z, _ = pair_heights(rays, np.array([150.0, 150.0]))
+    pair_ll = np.where(rays.col == 0, -1.0, -2.0)
+    hits = first_hits(rays, pair_ll, np.full(rays.count, -9.0), z)
+    ray = both[0]
+    met = np.sort(z[rays.ray == ray])[::-1]
+    assert hits.z[ray] == met[0] and hits.second_z[ray] == met[1]
+    assert hits.ll[ray] == pair_ll[hits.pair[ray]] and hits.second_ll[ray] in (-1.0, -2.0)
+    alone = np.setdiff1d(np.arange(rays.count), rays.ray)[0]
+    assert hits.pair[alone] == -1 and hits.ll[alone] == -9.0

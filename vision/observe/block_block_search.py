@@ -1,0 +1,218 @@
+"""BLOCK.BLOCK's search for the columns a frame shows, from the referee's position.
+
+Each cell tries its column at every height up to a few cubes above the position's, in either
+top colour (and `half` one cube up); its candidates are scored with every other cell held
+(`cell_scores`: the rays it meets, each showing its top, its side or what lies beyond, plus a
+prior: a column seldom changes, and a legal move never takes cubes away). From the position,
+the best non-overlapping gains are taken round after round until none is left (`solve`), then
+single changes are undone where the whole guess gains (`polish`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.observation import EMPTY
+from vision.observe.block_block_looks import TOPS, Looks
+from vision.observe.block_block_rays import BoolArray, FloatArray, Hits, IntArray, Rays, first_hits, pair_heights
+
+CHANGE_NATS, REMOVAL_NATS = 2.0, 15.0  # prior cost of a column growing; shrinking or recoloured
+MAX_ROUNDS = 12  # rounds of taking gains
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """The referee's column on a square: its height in cubes and its top's colour."""
+
+    height: int
+    top: str
+
+
+@dataclass(frozen=True, slots=True)
+class Sight:
+    """The rays of one camera place, their looks, each pair's log-likelihood of its side and each
+    ray's of the ground, the cube's height, the rays per independent look, and the position's
+    columns (heights in mm, top indices)."""
+
+    rays: Rays
+    look: Looks
+    side: FloatArray
+    mat: FloatArray
+    cube: float
+    temperature: float
+    start_mm: FloatArray
+    start_tops: IntArray
+
+
+def sight_of(rays: Rays, look: Looks, colours: IntArray, start: list[Column], cube: float,
+             temperature: float) -> Sight:
+    """Returns the sight of some rays: their pairs' side and the ground log-likelihoods worked out."""
+    start_mm, start_tops = guess_arrays([label_of(column) for column in start], cube)
+    return Sight(rays, look, look.pair_side(rays, colours, start_mm, cube), look.mat(), cube, temperature,
+                 start_mm, start_tops)
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One cell's search: its pairs, heights tried, centre, column, candidates and priors."""
+
+    index: int
+    pairs: IntArray
+    levels: int
+    half_levels: tuple[int, ...]
+    centre: tuple[float, float]
+    start: Column
+    labels: tuple[str, ...]
+    prior: FloatArray
+
+
+def parse_label(label: str) -> tuple[int, str]:
+    """Returns the height and top colour of a label ("empty": 0)."""
+    top, _, height = label.partition("@")
+    return (int(height), top) if height else (0, EMPTY)
+
+
+def label_of(column: Column) -> str:
+    """Returns the label a column shows."""
+    return EMPTY if column.height == 0 else f"{column.top}@{column.height}"
+
+
+def guess_arrays(labels: list[str], cube: float) -> tuple[FloatArray, IntArray]:
+    """Returns the heights (mm) and top indices (brown, white, either for half) of a guess."""
+    guess = [parse_label(label) for label in labels]
+    tops = [(*TOPS, "half").index(top) if top != EMPTY else 0 for _, top in guess]
+    return np.array([height * cube for height, _ in guess], np.float64), np.array(tops, np.int64)
+
+
+def hits_for(sight: Sight, heights_mm: FloatArray, tops: IntArray) -> Hits:
+    """Returns every ray's surfaces and log-likelihood under a guess of every column."""
+    z, on_top = pair_heights(sight.rays, heights_mm)
+    pair_ll = np.where(on_top, sight.look.pair_top(sight.rays, tops), sight.side)
+    return first_hits(sight.rays, pair_ll, sight.mat, z)
+
+
+def cell_scores(sight: Sight, hits: Hits, cell: Cell) -> FloatArray:
+    """Returns the log-posteriors of a cell's candidates, the others held: tempered rays plus prior."""
+    rays, look, pick = sight.rays, sight.look, cell.pairs
+    ray = rays.ray[pick]
+    mine = hits.pair[ray] >= 0
+    mine &= rays.col[np.maximum(hits.pair[ray], 0)] == cell.index
+    other_z = np.where(mine, hits.second_z[ray], hits.z[ray])
+    other_ll = np.where(mine, hits.second_ll[ray], hits.ll[ray])
+    levels_mm = np.arange(1, cell.levels + 1, dtype=np.float64)[:, None] * sight.cube
+    low, high = rays.low[pick][None, :], rays.high[pick][None, :]
+    wins = (low < levels_mm) & (np.minimum(high, levels_mm) > other_z[None, :])
+    top = wins & (high >= levels_mm)
+    side_gain = (wins & ~top) @ (sight.side[pick] - other_ll)
+    gains = [(top * (look.tops(colour, ray)[None, :] - other_ll[None, :])).sum(axis=1) + side_gain
+             for colour in range(len(TOPS))]
+    halves = [float(((half_ll(look, rays, ray, cell.centre, level * sight.cube) - other_ll[None, :])
+                     @ top[level - 1]).max() + side_gain[level - 1]) for level in cell.half_levels]
+    ll = float(other_ll.sum()) + np.concatenate([[0.0], *gains, halves])
+    return np.asarray(ll / sight.temperature + cell.prior, np.float64)
+
+
+def half_ll(look: Looks, rays: Rays, ray: IntArray, centre: tuple[float, float], level_mm: float) -> FloatArray:
+    """Returns the log-likelihood (4 x rays) of a top split along either diagonal, either way round."""
+    points = rays.grid.ground[ray] + rays.step[ray] * level_mm
+    u, v = points[:, 0] - centre[0], points[:, 1] - centre[1]
+    brown, white = look.top[0, ray], look.top[1, ray]
+    return np.asarray([np.where(split > 0, brown, white) for split in (u + v, -u - v, u - v, v - u)])
+
+
+def search_cells(sight: Sight, start: list[Column], squares: list[str], centres: list[tuple[float, float]],
+                 ahead: int) -> list[Cell]:
+    """Returns each cell's search: heights to `ahead` above its column, half as one more cube."""
+    rays = sight.rays
+    order = np.argsort(rays.col, kind="stable")
+    bounds = np.searchsorted(rays.col[order], np.arange(len(start) + 1))
+    cells = []
+    for index, (square, column) in enumerate(zip(squares, start)):
+        levels = column.height + ahead
+        halves = (column.height + 1,) + ((column.height,) if column.top == "half" else ())
+        labels = (EMPTY, *(f"{name}@{k}" for name in TOPS for k in range(1, levels + 1)),
+                  *(f"half@{k}" for k in halves))
+        heights = np.array([0, *range(1, levels + 1), *range(1, levels + 1), *halves])
+        prior = np.where(heights > column.height, -CHANGE_NATS, -REMOVAL_NATS)
+        prior[labels.index(label_of(column))] = 0.0
+        cells.append(Cell(index, order[bounds[index]:bounds[index + 1]], levels, halves,
+                          centres[index], column, labels, prior))
+    return cells
+
+
+def guess(cells: list[Cell], chosen: list[int]) -> list[str]:
+    """Returns the label each cell has chosen."""
+    return [cell.labels[choice] for cell, choice in zip(cells, chosen)]
+
+
+def start_choice(cells: list[Cell]) -> list[int]:
+    """Returns each cell's choice of the position's column."""
+    return [cell.labels.index(label_of(cell.start)) for cell in cells]
+
+
+def solve(sight: Sight, cells: list[Cell], chosen: list[int] | None = None, frozen: int = -1,
+          known: tuple[list[FloatArray], list[int]] | None = None) -> tuple[list[int], list[FloatArray]]:
+    """Returns every cell's settled choice and candidate log-posteriors, taking non-overlapping gains."""
+    chosen = list(chosen) if chosen is not None else start_choice(cells)
+    scores, stale = (list(known[0]), known[1]) if known else ([np.zeros(0)] * len(cells),
+                                                              list(range(len(cells))))
+    for _ in range(MAX_ROUNDS):
+        hits = hits_for(sight, *guess_arrays(guess(cells, chosen), sight.cube))
+        for index in stale:
+            scores[index] = cell_scores(sight, hits, cells[index])
+        taken = accept(sight, cells, scores, chosen, frozen)
+        if not taken.any():
+            break
+        stale = reached(sight.rays, cells, taken)
+    return chosen, scores
+
+
+def accept(sight: Sight, cells: list[Cell], scores: list[FloatArray], chosen: list[int],
+           frozen: int) -> BoolArray:
+    """Moves the best-gaining cells (but the frozen one) whose rays do not overlap; returns their rays."""
+    rays = sight.rays
+    gains = [(float(score.max() - score[chosen[cell.index]]), cell.index)
+             for cell, score in zip(cells, scores) if cell.index != frozen]
+    taken = np.zeros(rays.count, np.bool_)
+    for gain, index in sorted(gains, reverse=True):
+        if gain <= 1e-9:
+            break
+        cell, best = cells[index], int(np.argmax(scores[index]))
+        tallest = max(parse_label(cell.labels[best])[0], parse_label(cell.labels[chosen[index]])[0])
+        reach = rays.ray[cell.pairs[rays.low[cell.pairs] < tallest * sight.cube]]
+        if len(reach) and not taken[reach].any():
+            taken[reach] = True
+            chosen[index] = best
+    return taken
+
+
+def reached(rays: Rays, cells: list[Cell], taken: BoolArray) -> list[int]:
+    """Returns the cells whose rays include any of some rays."""
+    return [cell.index for cell in cells if taken[rays.ray[cell.pairs]].any()]
+
+
+def polish(sight: Sight, cells: list[Cell],
+           found: tuple[list[int], list[FloatArray]]) -> tuple[list[int], list[FloatArray]]:
+    """Returns the settled choice with single changes undone wherever the whole guess gains."""
+    best, best_value = found, posterior(sight, cells, found[0])
+    for cell in cells:
+        own = cell.labels.index(label_of(cell.start))
+        if best[0][cell.index] == own:
+            continue
+        trial, touched = list(best[0]), np.zeros(sight.rays.count, np.bool_)
+        trial[cell.index], touched[sight.rays.ray[cell.pairs]] = own, True
+        settled = solve(sight, cells, trial, cell.index, (best[1], reached(sight.rays, cells, touched)))[0]
+        again = solve(sight, cells, settled)
+        value = posterior(sight, cells, again[0])
+        if value > best_value + 1e-6:
+            best, best_value = again, value
+    return best
+
+
+def posterior(sight: Sight, cells: list[Cell], chosen: list[int]) -> float:
+    """Returns the log-posterior (unnormalised) of a whole guess: rays and priors."""
+    hits = hits_for(sight, *guess_arrays(guess(cells, chosen), sight.cube))
+    rays = float(hits.ll.sum()) / sight.temperature
+    return rays + sum(float(cell.prior[k]) for cell, k in zip(cells, chosen))
