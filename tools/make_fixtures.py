@@ -50,40 +50,31 @@ SPECS = (
     Spec("tuned-bright", "tuned", None, "bright-sharp", 6, 40),
     Spec("blockade-neutral", "blockade", None, "neutral", 7, 12),
     Spec("blockade-warm", "blockade", None, "low-warm-tilted", 8, 12),
-    Spec("block-block-cool", "block-block", "default", "high-cool", 9, 8),
-    Spec("block-block-dim", "block-block", "default", "dim-noisy", 10, 8),
+    Spec("block-block-cool", "block-block", "default", "high-cool", 9, 9),
+    Spec("block-block-dim", "block-block", "default", "dim-noisy", 10, 16),
 )
-
-
-def blockade_seen(game: Any, state: Any, moves: tuple[str, ...]) -> set[str]:
-    """Returns the piece moves whose piece neither leaves nor lands on a piece of its own colour
-    (the observer cannot yet see a pyramid nested on one of its colour: see the fixture README)."""
-    cells = game.board(state)["cells"]
-    kept = set()
-    for move in moves:
-        if "-" not in move:
-            continue
-        source, target = move.split("-")
-        piece, below, onto = cells[source][-1], cells[source][-2], cells[target][-1]
-        if piece["colour"] not in (below["colour"], onto["colour"]):
-            kept.add(move)
-    return kept
 
 
 def seen_moves(game: Any, state: Any) -> set[str]:
     """Returns the legal moves a fixture may use: those the camera can see."""
-    moves = visible_moves(game, state)
-    return blockade_seen(game, state, moves) if game.name == "blockade" else set(moves)
+    return set(visible_moves(game, state))
 
 
 def choose(legal: list[str], seen: set[str], rng: random.Random, moves_this_turn: int) -> str:
     """Returns a random move, preferring moves the camera can see to pass, and Blockade turns
-    of 1-2 moves. (A Blockade piece nested on one of its own colour and size class changes
-    nothing seen from above: such moves are left to the players to confirm, not to fixtures.)"""
+    of 1-2 moves."""
     if "end" in legal and moves_this_turn >= rng.choice((1, 2)):
         return "end"
     active = [move for move in legal if move in seen] or legal
     return rng.choice(active)
+
+
+def closed(game: Any, state: Any, moves: list[str]) -> list[str]:
+    """Returns the moves with a Blockade turn left open at the end closed by `end`, as players
+    do with the done button (the last piece move is then read when the turn ends)."""
+    if "end" in game.legal(state) and moves and moves[-1] not in QUIET and not moves[-1].startswith("roll:"):
+        return moves + ["end"]
+    return moves
 
 
 def moves_for(spec: Spec) -> list[str]:
@@ -98,7 +89,7 @@ def moves_for(spec: Spec) -> list[str]:
         in_turn = 0 if move in QUIET or move.startswith("roll:") else in_turn + 1
         state = game.apply(state, move)
         moves.append(move)
-    return moves
+    return closed(game, state, moves)
 
 
 def main() -> None:

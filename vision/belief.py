@@ -5,10 +5,10 @@ the same expected view, `read_change` alone must ask. A Belief keeps every such 
 (at most MAX_STATES), reports one of them, and narrows on later observations.
 
 Where this happens in the five games:
-- Blockade: a Small put on a stack already topped by a Small of its colour (or a Medium on a
-  Medium) leaves that stack's view unchanged, so the camera sees the piece leave its square
-  but not which look-alike stack it joined; the states differ in the stacks and in the points
-  left. (A move that changes no view at all is not read: see vision/infer.py.)
+- Blockade: none with the default kit. A Small put on a stack already topped by a Small of its
+  colour (or a Medium on a Medium) shows in the label (vision/observation.py: nested pyramids
+  of one colour and size are counted), so the camera sees which stack it joined. (A move that
+  changes no view at all is not read: see vision/infer.py.)
 - BLOCK.BLOCK: none. Labels carry the column height and the board is a height map with no
   holes (RULES.md house rule), so the grown columns give a placement's cells exactly, and the
   cells give the shape.

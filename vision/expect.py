@@ -59,15 +59,23 @@ def _kind(piece: Piece, kind: str) -> Piece:
     return piece
 
 
-def visible(layers: Sequence[tuple[str, int]]) -> list[str]:
+def visible(layers: Sequence[tuple[str, int]], nested: bool = False) -> list[str]:
     """Returns the names of the layers seen from above, top first: (name, footprint) pairs are
-    given bottom first, and a layer shows only if it is larger than everything above it."""
-    seen: list[str] = []
+    given bottom first, and a layer shows only if it is larger than everything above it (with
+    `nested`, also when it is the layer just above it again and that one shows)."""
+    return [layers[index][0] for index in visible_rows(layers, nested)]
+
+
+def visible_rows(layers: Sequence[tuple[str, int]], nested: bool = False) -> list[int]:
+    """Returns the indices of the layers seen from above, top first (see visible)."""
+    seen: list[int] = []
     largest = 0
-    for name, footprint in reversed(layers):
-        if footprint > largest:
-            seen.append(name)
-            largest = footprint
+    for index in reversed(range(len(layers))):
+        name, footprint = layers[index]
+        above = seen[-1] if seen and seen[-1] == index + 1 else None
+        if footprint > largest or (nested and above is not None and layers[above] == (name, footprint)):
+            seen.append(index)
+            largest = max(largest, footprint)
     return seen
 
 
@@ -93,9 +101,10 @@ def _tuned(pieces: Sequence[Piece]) -> str:
 
 
 def _blockade(pieces: Sequence[Piece]) -> str:
-    """Returns a Blockade label: the nested pyramids that show, top first."""
+    """Returns a Blockade label: the nested pyramids that show, top first (a pyramid nested
+    right under one of its colour and size raises that one's apex: it shows with it)."""
     layers = [_PYRAMIDS[_kind(piece, "pyramid")["colour"], piece["size"]] for piece in pieces]
-    return "/".join(visible(layers))
+    return "/".join(visible(layers, nested=True))
 
 
 def _block_block(pieces: Sequence[Piece]) -> str:

@@ -5,8 +5,7 @@ state and of every legal move's result (vision/expect.py) and returns a Reading:
 
 - `none`: nothing clearly changed (no cell's reading contradicts its expected label by
   `cell_margin` nats). Moves that change nothing the camera sees (Blockade's rolls and `end`,
-  a pass, a Medium moved between two stacks topped by Mediums of its colour) are never read
-  from the camera: they come from events; `invisible_moves` lists them.
+  a pass) are never read from the camera: they come from events; `invisible_moves` lists them.
 - `move`: one explanation fits (no changed cell left contradicted, no explained cell
   contradicted) and beats every explanation that looks different by `margin` nats.
 - `ambiguous`: several explanations are within the margin (`same_view=False`), or several lead to

@@ -25,9 +25,12 @@ is not written (the camera cannot see it). An empty cell is `empty` in every gam
   animal under a larger one is hidden).
 - blockade: the visible nested pyramids top to bottom, each `<colour>-<size>` with colour in
   red, yellow, green, blue, black, clear (clear only for L) and size L, M or S. A piece is
-  visible only if it is strictly larger than every piece above it: [L clear, 5 M green] ->
-  `green-M/clear-L`; [L red, S red] -> `red-S/red-L`; a capped tower [L g, M g, S g, black L]
-  -> `black-L`; [L g, M g, S g, black M] -> `black-M/green-L`; a red S on a black L cap ->
+  visible only if it is strictly larger than every piece above it, or if it is nested right
+  under a visible piece of its own colour and size (that one's apex stands higher: the camera
+  sees how many are nested): [L clear, 5 M green] ->
+  `green-M/green-M/green-M/green-M/green-M/clear-L`; [L red, S red] -> `red-S/red-L`;
+  [L red, S red, S red] -> `red-S/red-S/red-L`; a capped tower [L g, M g, S g, black L] ->
+  `black-L`; [L g, M g, S g, black M] -> `black-M/green-L`; a red S on a black L cap ->
   `red-S/black-L`.
 - block-block: the colour of the top face and the column's height in cubes,
   `<top>@<height>` with top `brown`, `white` or `half` (the extra block, split diagonally)
@@ -53,6 +56,7 @@ from rules.core import square_name
 EMPTY = "empty"
 PROBABILITY_SLACK = 1e-6
 MAX_GRID = 26
+MAX_NESTED = 40  # layers under the top of a Blockade label, at most (the set has 60 pyramids)
 
 _ARENA_BLOCK = r"(?:light|dark)-block-(?:upright|lying)"
 _BLOCKADE_PIECE = r"(?:(?:red|yellow|green|blue|black)-[SML]|clear-L)"
@@ -65,7 +69,7 @@ _LABEL_PATTERNS: dict[str, re.Pattern[str]] = {
         r"cream-tile|charcoal-tile|(?:red|blue)-pawn(?:/(?:cream|charcoal)-tile)?"
     ),
     "tuned": re.compile(r"cat(?:/dog)?(?:/donkey)?|dog(?:/donkey)?|donkey"),
-    "blockade": re.compile(rf"{_BLOCKADE_PIECE}(?:/{_BLOCKADE_PIECE}){{0,2}}"),
+    "blockade": re.compile(rf"{_BLOCKADE_PIECE}(?:/{_BLOCKADE_PIECE}){{0,{MAX_NESTED}}}"),
     "block-block": re.compile(r"(?:brown|white|half)@[1-9][0-9]{0,2}"),
 }
 
@@ -90,9 +94,11 @@ def game_names() -> tuple[str, ...]:
 
 
 def _sizes_fall(label: str) -> bool:
-    """Tells whether a Blockade label's layers grow strictly larger from top to bottom."""
-    sizes = [_SIZE_ORDER[layer[-1]] for layer in label.split("/")]
-    return all(a < b for a, b in zip(sizes, sizes[1:]))
+    """Tells whether a Blockade label's layers grow larger from top to bottom, or repeat the
+    layer above (a pyramid nested in one of its colour and size)."""
+    layers = label.split("/")
+    sizes = [_SIZE_ORDER[layer[-1]] for layer in layers]
+    return all(a < b or above == below for a, b, above, below in zip(sizes, sizes[1:], layers, layers[1:]))
 
 
 def is_label(game: str, label: str) -> bool:

@@ -80,7 +80,20 @@ def intrinsics(view: BoardView, hfov_deg: float) -> FloatArray:
 
 def locate_camera(view: BoardView, hfov_deg: float = DEFAULT_HFOV_DEG) -> CameraPlace:
     """Returns the camera centre that, with the assumed lens, explains the view's homography."""
-    matrix = intrinsics(view, hfov_deg)
+    return place_for_matrix(view, intrinsics(view, hfov_deg))
+
+
+def place_for_focal(view: BoardView, focal_px: float) -> CameraPlace:
+    """Returns the camera centre that explains the view's homography with a lens of this focal
+    length (pixels, principal point in the frame's middle): a view from nearly straight above
+    leaves focal length and height tied, so its observers may choose among these places."""
+    width, height = view.frame_size
+    matrix = np.array([[focal_px, 0.0, (width - 1) / 2.0], [0.0, focal_px, (height - 1) / 2.0], [0.0, 0.0, 1.0]])
+    return place_for_matrix(view, matrix)
+
+
+def place_for_matrix(view: BoardView, matrix: FloatArray) -> CameraPlace:
+    """Returns the camera centre that, with this camera matrix, explains the view's homography."""
     columns = np.linalg.solve(matrix, view.homography)
     scale = (np.linalg.norm(columns[:, 0]) + np.linalg.norm(columns[:, 1])) / 2.0
     if not math.isfinite(scale) or scale <= 0:

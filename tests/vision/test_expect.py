@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from rules import get_game
-from vision.expect import ViewError, expected_view, suggested_moves, visible
+from vision.expect import ViewError, expected_view, suggested_moves, visible, visible_rows
 from vision.observation import grid_squares, is_label
 
 Piece = dict[str, Any]
@@ -142,7 +142,7 @@ def pyramid(colour: str, size: str) -> Piece:
     return {"kind": "pyramid", "colour": colour, "size": size, "locked": False}
 
 
-def test_blockade_shows_each_size_only_when_nothing_as_large_is_above() -> None:
+def test_blockade_shows_each_size_when_nothing_as_large_is_above_or_it_nests_its_own_kind() -> None:
     view = expected_view("blockade", position(5, {
         "a5": [pyramid("clear", "L")] + [pyramid("green", "M")] * 5,
         "b5": [pyramid("red", "L"), pyramid("red", "S")],
@@ -154,16 +154,17 @@ def test_blockade_shows_each_size_only_when_nothing_as_large_is_above() -> None:
         "d4": [pyramid("red", "L"), pyramid("red", "S"), pyramid("red", "S")],
     }))
     assert occupied(view) == {
-        "a5": "green-M/clear-L", "b5": "red-S/red-L", "c5": "black-L",
+        "a5": "/".join(["green-M"] * 5 + ["clear-L"]), "b5": "red-S/red-L", "c5": "black-L",
         "d5": "black-M/green-L", "e5": "red-S/black-L", "a4": "yellow-S/yellow-M/clear-L",
-        "b4": "clear-L", "c4": "black-S", "d4": "red-S/red-L",
+        "b4": "clear-L", "c4": "black-S", "d4": "red-S/red-S/red-L",
     }
 
 
 def test_blockade_set_up_view() -> None:
     game = get_game("blockade")
     view = expected_view("blockade", game.board(game.initial_state()))
-    assert view["a5"] == "green-M/clear-L" and view["e1"] == "blue-M/clear-L"
+    assert view["a5"] == "/".join(["green-M"] * 5 + ["clear-L"])
+    assert view["e1"] == "/".join(["blue-M"] * 5 + ["clear-L"])
     assert view["c3"] == "clear-L" and view["b4"] == "red-S/red-L"
     assert "empty" not in view.values()
 
@@ -172,6 +173,14 @@ def test_visible_keeps_strictly_growing_layers_from_the_top() -> None:
     assert visible([("L", 3), ("M", 2), ("M2", 2), ("S", 1)]) == ["S", "M2", "L"]
     assert visible([("S", 1), ("L", 3)]) == ["L"]
     assert visible([]) == []
+
+
+def test_visible_nested_keeps_a_layer_right_under_a_shown_one_of_its_kind() -> None:
+    layers = [("L", 3), ("M", 2), ("M", 2), ("M", 2), ("S", 1)]
+    assert visible(layers, nested=True) == ["S", "M", "M", "M", "L"]
+    assert visible_rows(layers, nested=True) == [4, 3, 2, 1, 0]
+    assert visible([("L", 3), ("M", 2), ("M2", 2)], nested=True) == ["M2", "L"]
+    assert visible([("L", 3), ("S", 1), ("L", 3)], nested=True) == ["L"]  # hidden in between
 
 
 # -- BLOCK.BLOCK -------------------------------------------------------------------------

@@ -32,7 +32,8 @@ def empty_grid(size: int) -> dict[str, CellSeen]:
     ("block-pt", "cream-tile"), ("block-pt", "blue-pawn/charcoal-tile"), ("block-pt", "red-pawn"),
     ("tuned", "cat/dog/donkey"), ("tuned", "dog"), ("tuned", "cat/donkey"),
     ("blockade", "green-M/clear-L"), ("blockade", "black-M/green-L"), ("blockade", "red-S/black-L"),
-    ("blockade", "yellow-S/yellow-M/clear-L"), ("block-block", "half@3"),
+    ("blockade", "yellow-S/yellow-M/clear-L"), ("blockade", "red-S/red-S/red-L"),
+    ("blockade", "green-M/green-M/green-M/clear-L"), ("block-block", "half@3"),
     ("block-block", "white@12"), ("tuned", "empty"),
 ])
 def test_labels_of_the_vocabulary(game: str, label: str) -> None:
@@ -42,7 +43,8 @@ def test_labels_of_the_vocabulary(game: str, label: str) -> None:
 @pytest.mark.parametrize("game, label", [
     ("block-arena", "light-block"), ("block-arena", "light-meeple"), ("block-pt", "red-tile"),
     ("tuned", "donkey/cat"), ("tuned", "dog/dog"), ("blockade", "green-L/green-M"),
-    ("blockade", "clear-M"), ("blockade", "red-S/red-S"), ("block-block", "brown@0"),
+    ("blockade", "clear-M"), ("blockade", "red-S/blue-S"), ("blockade", "red-M/red-S"),
+    ("block-block", "brown@0"),
     ("block-block", "brown"), ("chess", "empty"), ("tuned", ""),
 ])
 def test_texts_outside_the_vocabulary(game: str, label: str) -> None:

@@ -1,163 +1,67 @@
 """Blockade's pixel observer: nested Looney pyramids, read by the frustum engine
-(vision.observe.stacks).
+(vision.observe.stacks) and, where colour cannot tell, by what changed (vision.observe.nesting).
 
-A pyramid is a frustum narrowing to its apex, nested on those below as deep as a 1.5 mm wall
-lets it (vision.render.pieces.nest_base: the renderer's default set). A cell's candidate stacks
-come from its current stack: as it is, with its top one or two pieces gone, then with a new
-Medium, Small, or Medium and Small of any mover's colour on top, and a black cap on any stack
-that would complete a tower; each is scored for every colour of its new pieces, and each label
-(vision/observation.py) takes the best score of the stacks that show it.
-
-What no overhead camera can tell apart: a piece nested on a piece of its own colour (a red
-Small on a red Large) shows the same faces, at the same slope and in the same shade, as the
-Large alone; only the apex rises a few mm. Labels are therefore grouped by their look (from the
-top, each run of one colour and the size where it ends): a look's labels share its score, and
-the current label takes most of it, so such a cell reads its current label, doubtfully, and the
-inference (vision/infer.py) explains the change with the legal moves. A clear Large shows the
-mat through a tinted shell, close to an empty square's colour, so its outline carries much of
-the evidence.
+Each cell's candidate stacks (vision.observe.pyramids) are scored by the engine for every colour
+of their new pieces, and each label (vision/observation.py) takes the best score of the stacks
+that show it. Labels are grouped by their look (from the top, each run of one colour and the size
+where it ends): colour alone cannot tell a red Small on a red Large from the Large alone, so a
+look's labels share its score. Within a look, the labels share its probability by how well their
+stacks explain what changed on the cell since the last frame read (the parallax of its top, its
+shadow), with a cost for every piece that must have moved; a cell that cannot be judged so (no
+frame read before, the camera moved, a cell read as changed last time) gives most of it to the
+label the current position holds, so the inference (vision/infer.py) explains the change with
+legal moves. A clear Large shows the mat through a tinted shell, close to an empty square's
+colour, so its outline carries much of the evidence.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, replace
+from functools import lru_cache, partial
 from itertools import product
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Hashable, Mapping, Sequence, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.expect import visible
 from vision.kit import Kit, Mat
 from vision.observation import EMPTY, CellSeen, Observation
-from vision.observe.colours import ColourMemory
+from vision.observe.colours import ColourMemory, probabilities
 from vision.observe.context import Scene
-from vision.observe.stack_colours import Colours, FloatArray, IntArray
-from vision.observe.stacks import (
-    COLOUR, CellModel, CellPlan, Patch, StackGame, StackMemory, StackScores, Stacks, block,
-    grouped_reading, observe_stacks, stack_memory,
+from vision.observe.heights import picture
+from vision.observe.nesting import Evidence, Memory, Reference, changes, placed
+from vision.observe.pyramids import (
+    BLACK, COLOURS, MOVERS, NAMES, RANK, Look, Stack, blocks_on, candidates, label_look, label_of, look_of,
+    moved, near, painted, shown_rows, stack_blocks, stacks_of,
 )
-from vision.render.pieces import nest_base
+from vision.observe.stack_colours import FloatArray, IntArray
+from vision.observe.stacks import (
+    COLOUR, MIN_PROBABILITY, CellModel, CellPlan, Patch, StackGame, StackMemory, StackScores, Stacks,
+    checked_view, grouped_reading, observe_stacks, stack_memory,
+)
 
-NAMES = ("red", "yellow", "green", "blue", "black", "clear")
-COLOURS = Colours(NAMES, (0, 1, 2, 3), frozenset({"clear"}))
-MOVERS = range(4)  # the colours a piece that moves may have (indices in NAMES)
-BLACK, CLEAR = NAMES.index("black"), NAMES.index("clear")
-SIZES = {"L": "large", "M": "medium", "S": "small"}
-RANK = {"S": 1, "M": 2, "L": 3}
-WALL_MM = 1.5  # the pyramids' wall: how deep they nest (the renderer's default set)
+__all__ = ["BLACK", "NAMES", "RANK", "BlockadeMemory", "candidates", "label_look", "label_of", "look_of",
+           "new_memory", "observe", "paintings"]
+
 STEP_MM = 2.5
 REACH_MM = 60.0
-REMOVED = 2  # top pieces a turn may take off one square, at most
 EMPTY_PRIOR = 3.0  # nats against an empty square: every square holds a Large that never moves
-Layer = tuple[int, str]  # colour index (-1: any mover's colour) and size letter
-Stack = tuple[Layer, ...]
-Look = tuple[Layer, ...]
+MOVE_COST = 2.5  # nats against a stack for each piece that must have left or reached the square
 
 
-def new_memory(kit: Kit) -> StackMemory:
+class BlockadeMemory(StackMemory):
+    """Blockade's memory: the learnt colours, the cells' ray geometry, and what the nesting
+    evidence keeps (the last frame read, where cells are tracked, the lights)."""
+
+    def __init__(self, nominal: Mapping[str, tuple[float, float, float]], **settings: Any) -> None:
+        super().__init__(nominal, **settings)
+        self.nesting = Memory()
+
+
+def new_memory(kit: Kit) -> BlockadeMemory:
     """Returns a fresh memory for Blockade: the colour of each colour's four faces and of the
-    mat, and room for the cells' ray geometry."""
-    return stack_memory(kit, "blockade", COLOURS)
-
-
-@lru_cache(maxsize=None)
-def nest_heights(sizes: tuple[tuple[float, float], ...]) -> tuple[float, ...]:
-    """Returns the base height of each pyramid (base, height) of a stack, bottom first."""
-    below: list[tuple[float, float, float]] = []
-    for base, height in sizes:
-        below.append((nest_base(below, base, height, WALL_MM), base, height))
-    return tuple(z for z, _, _ in below)
-
-
-def stack_blocks(scene: Scene, square: str, layers: Stack) -> FloatArray:
-    """Returns the pyramids of a stack (bottom first) nested on a square (colour -1 as 0)."""
-    return _stack_blocks(scene.kit, scene.mat, square, layers)
-
-
-@lru_cache(maxsize=4096)
-def _stack_blocks(kit: Kit, mat: Mat, square: str, layers: Stack) -> FloatArray:
-    """Returns (and keeps, read-only) the pyramids of a stack nested on a square of a mat."""
-    pieces = kit.pieces["blockade"]
-    sizes = [pieces[SIZES[size]].size_mm for _, size in layers]
-    heights = nest_heights(tuple((size[0], size[2]) for size in sizes))
-    x, y = mat.cell_centre(ord(square[0]) - ord("a"), int(square[1:]) - 1)
-    rows = [block(x, y, z, size, True, max(colour, 0))
-            for z, size, (colour, _) in zip(heights, sizes, layers)]
-    table = np.array(rows).reshape(-1, 7)
-    table.flags.writeable = False
-    return table
-
-
-def current_layers(pieces: Sequence[Mapping[str, Any]]) -> Stack:
-    """Returns a square's pyramids from the position, bottom first."""
-    return tuple((NAMES.index(piece["colour"]), piece["size"]) for piece in pieces)
-
-
-@lru_cache(maxsize=4096)
-def candidates(current: Stack) -> tuple[Stack, ...]:
-    """Returns the stacks a square may show: the current one first, then with top pieces gone,
-    new pieces on top and black caps on completed towers, then the empty square."""
-    found = [current]
-    for removed in range(min(REMOVED, len(current) - 1) + 1):
-        base = current[:len(current) - removed]
-        for added in _additions(base[-1][1]):
-            grown = base + added
-            found.extend([grown] + [grown + ((BLACK, size),) for size in "LMS" if _tower(grown)])
-    found.append(())
-    return tuple(dict.fromkeys(found))
-
-
-def _additions(top: str) -> list[Stack]:
-    """Returns the new pieces (any mover's colour) that may come to rest on a top piece."""
-    mediums: list[Stack] = [((-1, "M"),), ((-1, "M"), (-1, "S"))] if RANK[top] >= RANK["M"] else []
-    return [(), ((-1, "S"),), *mediums]
-
-
-def _tower(layers: Stack) -> bool:
-    """Tells whether a stack is a Large, Medium and Small that could be of one mover's colour."""
-    if [size for _, size in layers] != ["L", "M", "S"]:
-        return False
-    colours = {colour for colour, _ in layers} - {-1}
-    return len(colours) <= 1 and not colours & {BLACK, CLEAR}
-
-
-def shown_rows(layers: Sequence[Layer]) -> list[int]:
-    """Returns the indices of the layers seen from above, top first (vision.expect.visible's rule)."""
-    named = [(str(index), RANK[size]) for index, (_, size) in enumerate(layers)]
-    return [int(index) for index in visible(named)]
-
-
-def shown(layers: Sequence[Layer]) -> list[Layer]:
-    """Returns the layers seen from above, top first."""
-    return [layers[index] for index in shown_rows(layers)]
-
-
-def label_of(layers: Sequence[Layer]) -> str:
-    """Returns the label of a stack whose colours are all chosen."""
-    return "/".join(f"{NAMES[colour]}-{size}" for colour, size in shown(layers)) or EMPTY
-
-
-def look_of(layers: Sequence[Layer]) -> Look:
-    """Returns what of a stack the camera can tell apart: from the top, each run of one colour
-    and the size of its largest visible piece (a red Small on a red Large looks like the Large)."""
-    runs: list[Layer] = []
-    for colour, size in shown(layers):
-        if runs and runs[-1][0] == colour:
-            runs[-1] = (colour, size)
-        else:
-            runs.append((colour, size))
-    return tuple(runs)
-
-
-def label_look(label: str) -> Look:
-    """Returns the look of a label of the vocabulary (what the camera can tell apart of it)."""
-    if label == EMPTY:
-        return ()
-    pairs = (layer.rsplit("-", 1) for layer in label.split("/"))
-    layers = [(NAMES.index(colour), size) for colour, size in pairs]
-    return look_of(layers[::-1])
+    mat, room for the cells' ray geometry and for the last frame read."""
+    return cast(BlockadeMemory, stack_memory(kit, "blockade", COLOURS, BlockadeMemory))
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,12 +76,6 @@ class Paintings:
     label: IntArray
     labels: tuple[str, ...]
     looks: tuple[Look, ...]
-
-
-def painted(stack: Stack, choice: Sequence[int]) -> list[Layer]:
-    """Returns a stack with its new pieces (colour -1), bottom first, painted the chosen colours."""
-    colours = iter(choice)
-    return [(next(colours) if colour < 0 else colour, size) for colour, size in stack]
 
 
 @lru_cache(maxsize=1024)
@@ -212,7 +110,7 @@ def _candidate_rows(kit: Kit, mat: Mat, square: str,
     rows: list[FloatArray] = []
     table = np.full((len(stacks), max(len(stack) for stack in stacks)), -1, np.int64)
     for t, stack in enumerate(stacks):
-        for k, row in enumerate(_stack_blocks(kit, mat, square, stack)):
+        for k, row in enumerate(blocks_on(kit, mat, square, stack)):
             key = tuple(np.round(row[:COLOUR], 3))
             if key not in keys:
                 keys[key] = len(rows)
@@ -227,25 +125,13 @@ def _neighbours(scene: Scene, patch: Patch, stacks: Mapping[str, Stack]) -> Floa
     """Returns the pyramids around a square that may lean into its samples, each stack's pieces
     seen from above (a nested piece that shows nowhere is left out)."""
     rows = [stack_blocks(scene, other, layers)[shown_rows(layers)]
-            for other, layers in _near(patch.square, stacks).items()]
+            for other, layers in near(patch.square, stacks).items()]
     return np.vstack(rows) if rows else np.zeros((0, 7))
-
-
-def _stacks(board: Mapping[str, Any]) -> dict[str, Stack]:
-    """Returns each occupied square's pyramids, bottom first."""
-    return {square: current_layers(pieces) for square, pieces in board["cells"].items() if pieces}
-
-
-def _near(square: str, stacks: Mapping[str, Stack]) -> dict[str, Stack]:
-    """Returns the stacks on the squares around one (only they lean into its samples)."""
-    file, rank = ord(square[0]), int(square[1:])
-    return {other: layers for other, layers in stacks.items()
-            if other != square and abs(ord(other[0]) - file) <= 1 and abs(int(other[1:]) - rank) <= 1}
 
 
 def _key(square: str, stacks: Stacks) -> Hashable:
     """Returns what a cell's model depends on: its stack and those around it."""
-    return square, stacks.get(square, ()), tuple(sorted(_near(square, stacks).items()))
+    return square, stacks.get(square, ()), tuple(sorted(near(square, stacks).items()))
 
 
 def _plan(scene: Scene, patch: Patch, stacks: Stacks, view: Mapping[str, str]) -> CellPlan:
@@ -255,25 +141,89 @@ def _plan(scene: Scene, patch: Patch, stacks: Stacks, view: Mapping[str, str]) -
     return CellPlan(patch, blocks, rows, (0, view[patch.square]), _neighbours(scene, patch, stacks), options)
 
 
-def _read(model: CellModel, scores: StackScores) -> CellSeen:
-    """Returns a cell's reading: each label's best score over its stacks and their colours."""
+def _read(model: CellModel, scores: StackScores, evidence: Mapping[str, Sequence[Evidence]] | None = None,
+          believed: dict[str, Stack] | None = None) -> CellSeen:
+    """Returns a cell's reading: each label's best score over its stacks and their colours, the
+    labels of one look shared by how well their stacks explain what changed on the cell (where
+    it was judged); notes in `believed` the stack the cell is read to hold."""
     table = paintings(model.kinds)
+    totals = _totals(table, scores)
+    best = _best(table, totals)
+    looks = dict(zip(table.labels, table.looks))
+    seen = grouped_reading(dict(zip(table.labels, best)), looks, model.label, {EMPTY: -EMPTY_PRIOR})
+    judged = (evidence or {}).get(model.patch.square, ())
+    weights = stack_weights(model, judged)
+    if judged:
+        seen = shared(seen, looks, dict(zip(table.labels, _best(table, weights[table.stack]))))
+    if believed is not None:
+        believed[model.patch.square] = _chosen(table, model.kinds, seen.label, weights[table.stack] + 1e-6 * totals)
+    return seen
+
+
+def _totals(table: Paintings, scores: StackScores) -> FloatArray:
+    """Returns the score of every painted stack (row of the paintings)."""
     depth = table.colours.shape[1]
     layer = scores.layers[table.stack[:, None], np.arange(depth)[None, :], table.colours]
-    totals = scores.backdrop[table.stack] + np.where(table.present, layer, 0.0).sum(axis=1)
+    return np.asarray(scores.backdrop[table.stack] + np.where(table.present, layer, 0.0).sum(axis=1), np.float64)
+
+
+def _best(table: Paintings, values: FloatArray) -> list[float]:
+    """Returns each label's best value over the painted stacks that show it."""
     best = np.full(len(table.labels), -np.inf)
-    np.maximum.at(best, table.label, totals)
-    scores_by_label = {label: float(value) for label, value in zip(table.labels, best)}
-    return grouped_reading(scores_by_label, dict(zip(table.labels, table.looks)), model.label,
-                           {EMPTY: -EMPTY_PRIOR})
+    np.maximum.at(best, table.label, values)
+    return [float(value) for value in best]
 
 
-BLOCKADE = StackGame("blockade", COLOURS, STEP_MM, REACH_MM, _stacks, _plan, _key, _read)
+def _chosen(table: Paintings, stacks: Sequence[Stack], label: str, values: FloatArray) -> Stack:
+    """Returns the painted stack (colours chosen) with the best value among those showing a label."""
+    rows = np.flatnonzero(table.label == table.labels.index(label))
+    row = int(rows[np.argmax(values[rows])])
+    colours = table.colours[row]
+    return tuple((int(colour), size) for colour, (_, size) in zip(colours, stacks[int(table.stack[row])]))
+
+
+def stack_weights(model: CellModel, evidence: Sequence[Evidence]) -> FloatArray:
+    """Returns how likely each candidate stack of a cell is besides its colours (nats): a cost
+    per piece moved, and how well it explains what changed on the cell."""
+    stacks: Sequence[Stack] = model.kinds
+    costs = [-MOVE_COST * moved(stacks[model.current], stack) for stack in stacks]
+    return np.array([cost + sum(item.log_likelihood(index) for item in evidence)
+                     for index, cost in enumerate(costs)], np.float64)
+
+
+def shared(seen: CellSeen, looks: Mapping[str, Look], weights: Mapping[str, float]) -> CellSeen:
+    """Returns a reading whose looks keep their probability, each shared among its labels by
+    their weights (nats) instead of favouring the current one."""
+    groups: dict[Look, list[str]] = {}
+    for label, look in looks.items():
+        groups.setdefault(look, []).append(label)
+    probs: dict[str, float] = {}
+    for members in groups.values():
+        mass = sum(seen.probability(label) for label in members)
+        shares = probabilities({label: -weights[label] for label in members})
+        probs.update({label: mass * share for label, share in shares.items()})
+    kept = {label: p for label, p in probs.items() if p >= MIN_PROBABILITY}
+    return CellSeen.from_probs(kept or {seen.label: seen.confidence})
+
+
+BLOCKADE = StackGame("blockade", COLOURS, STEP_MM, REACH_MM, stacks_of, _plan, _key, _read)
 
 
 def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None = None,
             frame: int | None = None) -> Observation:
     """Returns what a still frame shows on every Blockade cell, given the referee's current
     position (for colour calibration, hidden pieces and the neighbours' stacks); a memory from
-    new_memory keeps the learnt colours between frames and is updated."""
-    return observe_stacks(BLOCKADE, scene, board, memory, new_memory, frame)
+    new_memory keeps the learnt colours, the camera place, the lights and the last frame read
+    between frames and is updated."""
+    checked_view("blockade", scene, board)
+    kept = memory if isinstance(memory, BlockadeMemory) else None
+    if kept is None:
+        return observe_stacks(BLOCKADE, scene, board, memory, new_memory, frame)
+    now = picture(scene)
+    scene = placed(kept.nesting, scene, now, board)
+    evidence = changes(kept.nesting, scene, now, board)
+    believed: dict[str, Stack] = {}
+    game = replace(BLOCKADE, read=partial(_read, evidence=evidence, believed=believed))
+    seen = observe_stacks(game, scene, board, memory, new_memory, frame)
+    kept.nesting.reference = Reference(scene, now, believed)
+    return seen

@@ -1,118 +1,154 @@
 """Tests of Blockade's pixel observer on rendered frames of seeded games, through the real still
 path (BoardTracker, locate_camera, prepare), with each of the renderer's five presets.
 
-A piece nested on one of its own colour looks, from above, like the piece below it alone: where
-the move changed a cell only that way (a red Small leaving a red Large), the camera cannot tell,
-and the observer reads the current label, doubtfully. Accuracy is asserted on the cells the
-camera can tell (99%), and overall it is reported and bounded."""
+Each preset plays one seeded game as the pipeline reads it: the first still frame, then a frame
+after each piece move (rolls and `end` come from events), one memory kept, the position moving on
+as the referee would accept it. A pyramid nested on one of its own colour (a red Small on a red
+Large, a Small on a Small) changes nothing colour shows: the observer reads it from what changed
+since the last frame (its top's parallax, its shadow). Cells whose change shows in colour are read
+right (99%) in every preset; nested changes are read where the camera sees them, and the
+inference then reads the true move. A rise of a few mm shows by parallax only away from the point
+under the camera and by shadow only under a light well off the vertical: bright-sharp's camera
+and light stand nearly over c3, and dim-noisy's noise and uncorrected lens hide it, so there the
+cells near the middle are read as the position holds them (the players confirm the move)."""
 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from rules.registry import get_game
-from tests.vision.observe.stack_scenes import (
-    KIT, Camera, Read, accuracy, confidently_wrong, read_frames, wrong,
-)
+from tests.vision.observe.stack_scenes import CONFIDENT, KIT, Camera
 from vision.expect import expected_view
-from vision.infer import read_change
+from vision.infer import read_change, visible_moves
+from vision.observation import Observation
 from vision.observe import blockade
 from vision.observe.context import ObserveError
 from vision.render.record import PRESETS
 
 GAME = get_game("blockade")
-FRAMES = 3
+MOVES = 5
 SEED = 21
+SIGHTED = ("neutral", "high-cool", "low-warm-tilted")  # every cell's nested change shows there
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One piece move read: the move, the views before and after it, and what was seen."""
+
+    move: str
+    state: Any
+    current: dict[str, str]
+    truth: dict[str, str]
+    seen: Observation
+
+
+def next_move(rng: random.Random, state: Any) -> tuple[Any, str]:
+    """Returns the state after any rolls and `end`s a seeded player makes, and its next piece move."""
+    while True:
+        pieces = [move for move in visible_moves(GAME, state) if "-" in move]
+        if pieces and rng.random() < 0.8:
+            return state, rng.choice(pieces)
+        quiet = [move for move in GAME.legal(state) if "-" not in move]
+        state = GAME.apply(state, rng.choice(quiet))
+
+
+def play(preset: str, seed: int, moves: int) -> list[Frame]:
+    """Returns the frames of a seeded game read move by move with one memory."""
+    camera, rng = Camera("blockade", preset, seed), random.Random(seed)
+    memory, state = blockade.new_memory(KIT), GAME.initial_state()
+    blockade.observe(camera.scene(state), GAME.board(state), memory)
+    frames = []
+    for _ in range(moves):
+        state, move = next_move(rng, state)
+        after = GAME.apply(state, move)
+        seen = blockade.observe(camera.scene(after), GAME.board(state), memory)
+        frames.append(Frame(move, state, expected_view("blockade", GAME.board(state)),
+                            expected_view("blockade", GAME.board(after)), seen))
+        state = after
+    return frames
 
 
 @pytest.fixture(scope="module")
-def reads() -> dict[str, list[Read]]:
-    """Returns each preset's frames of one seeded game, read with one memory per preset."""
-    return {preset: read_frames(blockade, "blockade", preset, SEED + index, FRAMES,
-                                lambda: blockade.new_memory(KIT))
-            for index, preset in enumerate(PRESETS)}
+def games() -> dict[str, list[Frame]]:
+    """Returns each preset's seeded game, read move by move."""
+    return {preset: play(preset, SEED + index, MOVES) for index, preset in enumerate(PRESETS)}
 
 
-def look_alike(read: Read, square: str) -> bool:
-    """Tells whether a cell changed in a way no camera above can see (same look, other label)."""
-    current, truth = read.current[square], read.truth[square]
+def nested(frame: Frame, square: str) -> bool:
+    """Tells whether a cell changed in a way colour alone cannot show (same look, other label)."""
+    current, truth = frame.current[square], frame.truth[square]
     return current != truth and blockade.label_look(current) == blockade.label_look(truth)
 
 
-def telling(reads: list[Read]) -> list[tuple[str, str, str]]:
-    """Returns the misread cells among those whose change (if any) the camera can see."""
-    return [(square, read.truth[square], cell.label) for read in reads
-            for square, cell in read.seen.cells.items()
-            if cell.label != read.truth[square] and not look_alike(read, square)]
+def misread(frames: list[Frame], hidden: bool) -> list[tuple[str, str, str, str, float]]:
+    """Returns the misread cells among the nested changes (hidden) or among the others."""
+    return [(frame.move, square, frame.truth[square], cell.label, round(cell.confidence, 3))
+            for frame in frames for square, cell in frame.seen.cells.items()
+            if nested(frame, square) == hidden and cell.label != frame.truth[square]]
 
 
-def telling_accuracy(reads: list[Read]) -> float:
-    """Returns the share of the cells the camera can tell that were read right."""
-    cells = sum(not look_alike(read, square) for read in reads for square in read.truth)
-    return 1 - len(telling(reads)) / cells
+def count(frames: list[Frame], hidden: bool) -> int:
+    """Returns how many cells are nested changes (hidden) or not."""
+    return sum(nested(frame, square) == hidden for frame in frames for square in frame.truth)
 
 
-def test_cells_the_camera_can_tell_match_the_expected_view(reads: dict[str, list[Read]]) -> None:
-    every = [read for frames in reads.values() for read in frames]
-    report = {preset: (round(accuracy(frames), 4), round(telling_accuracy(frames), 4))
-              for preset, frames in reads.items()}
-    print("blockade accuracy per preset (all cells, cells the camera can tell):", report)
-    assert telling_accuracy(every) >= 0.99, (report, telling(every))
-    assert accuracy(every) >= 0.95, wrong(every)
+def test_cells_whose_change_shows_in_colour_are_read_in_every_preset(games: dict[str, list[Frame]]) -> None:
+    every = [frame for frames in games.values() for frame in frames]
+    report = {preset: len(misread(frames, False)) for preset, frames in games.items()}
+    print("blockade cells misread where colour tells, per preset:", report)
+    assert len(misread(every, False)) <= 0.01 * count(every, False), misread(every, False)
+    assert [cell for cell in misread(every, False) if cell[4] > CONFIDENT] == []
 
 
-def test_look_alike_changes_read_the_current_label_doubtfully(reads: dict[str, list[Read]]) -> None:
-    cells = [(read, square) for frames in reads.values() for read in frames
-             for square in read.truth if look_alike(read, square)]
-    for read, square in cells:
-        cell = read.seen.cells[square]
-        assert cell.label == read.current[square] and cell.confidence <= 0.9
-        assert cell.probability(read.truth[square]) > 0.0
+def test_nested_changes_are_read_where_the_camera_sees_them(games: dict[str, list[Frame]]) -> None:
+    sighted = [frame for preset in SIGHTED for frame in games[preset]]
+    report = {preset: (count(frames, True) - len(misread(frames, True)), count(frames, True))
+              for preset, frames in games.items()}
+    print("blockade nested changes read, per preset (right, of):", report)
+    assert count(sighted, True) >= 10
+    assert len(misread(sighted, True)) <= 0.15 * count(sighted, True), misread(sighted, True)
 
 
-def test_no_cell_is_confidently_wrong(reads: dict[str, list[Read]]) -> None:
-    every = [read for frames in reads.values() for read in frames]
-    assert confidently_wrong(every) == []
+def test_the_inference_reads_the_true_move_where_the_camera_sees_nesting(games: dict[str, list[Frame]]) -> None:
+    for preset in SIGHTED:
+        readings = [read_change(GAME, frame.state, frame.seen) for frame in games[preset]]
+        right = [(reading.kind, reading.moves) == ("move", (frame.move,))
+                 for frame, reading in zip(games[preset], readings)]
+        assert sum(right) >= MOVES - 1, (preset, [r.message() for r in readings])
 
 
-def test_the_clear_large_reads_as_itself(reads: dict[str, list[Read]]) -> None:
-    for frames in reads.values():
-        cell = frames[0].seen.cells["c3"]
+def test_the_clear_large_reads_as_itself(games: dict[str, list[Frame]]) -> None:
+    for frames in games.values():
         if frames[0].truth["c3"] == "clear-L":
+            cell = frames[0].seen.cells["c3"]
             assert cell.label == "clear-L" and cell.confidence >= 0.9
 
 
-def telling_moves(state: Any) -> list[str]:
-    """Returns the piece moves every effect of which the camera sees, and no other move shares."""
-    before = expected_view("blockade", GAME.board(state))
-    views = {move: expected_view("blockade", GAME.board(GAME.apply(state, move)))
-             for move in GAME.legal(state)}
-    found = []
-    for move, after in views.items():
-        changed = [square for square in before if before[square] != after[square]]
-        look = blockade.label_look
-        seen = changed and all(look(before[square]) != look(after[square]) for square in changed)
-        if seen and sum(view == after for view in views.values()) == 1:
-            found.append(move)
-    return sorted(found)
+def test_without_a_frame_read_before_a_nested_change_reads_the_current_label_doubtfully() -> None:
+    camera = Camera("blockade", "neutral", 3)
+    state = GAME.play_all(["roll:b3g3"])
+    after = GAME.apply(state, "b2-b1")  # b2's green Small onto b1's: both cells keep their look
+    seen = blockade.observe(camera.scene(after), GAME.board(state), blockade.new_memory(KIT))
+    truth = expected_view("blockade", GAME.board(after))
+    for square in ("b1", "b2"):
+        cell = seen.cells[square]
+        assert cell.label == expected_view("blockade", GAME.board(state))[square]
+        assert cell.confidence <= 0.9 and cell.probability(truth[square]) > 0.0
 
 
-@pytest.mark.parametrize("preset, seed", [("neutral", 1), ("low-warm-tilted", 4), ("dim-noisy", 2)])
-def test_the_inference_reads_the_true_move(preset: str, seed: int) -> None:
-    camera, rng = Camera("blockade", preset, seed), random.Random(seed)
-    state, memory, checked = GAME.initial_state(), blockade.new_memory(KIT), 0
-    while checked < 2:
-        moves = telling_moves(state)
-        if moves:
-            after = GAME.apply(state, moves[0])
-            seen = blockade.observe(camera.scene(after), GAME.board(state), memory)
-            reading = read_change(GAME, state, seen)
-            assert (reading.kind, reading.moves) == ("move", (moves[0],)), reading.message()
-            checked += 1
-        state = GAME.apply(state, rng.choice(GAME.legal(state)))
+def test_a_small_nested_on_a_small_is_read_and_the_move_with_it() -> None:
+    camera = Camera("blockade", "low-warm-tilted", 4)
+    memory, state = blockade.new_memory(KIT), GAME.play_all(["roll:b3g3"])
+    blockade.observe(camera.scene(state), GAME.board(state), memory)
+    after = GAME.apply(state, "b2-b1")
+    seen = blockade.observe(camera.scene(after), GAME.board(state), memory)
+    assert seen.labels()["b1"] == "green-S/green-S/green-L" and seen.labels()["b2"] == "green-L"
+    reading = read_change(GAME, state, seen)
+    assert (reading.kind, reading.moves) == ("move", ("b2-b1",)), reading.message()
 
 
 def test_bad_input_raises_one_clear_error() -> None:
@@ -128,9 +164,7 @@ def test_bad_input_raises_one_clear_error() -> None:
 
 
 @pytest.mark.slow
-def test_a_longer_sweep_keeps_the_telling_cells_right() -> None:
-    every = [read for index, preset in enumerate(PRESETS)
-             for read in read_frames(blockade, "blockade", preset, 200 + index, 8,
-                                     lambda: blockade.new_memory(KIT))]
-    assert telling_accuracy(every) >= 0.99, telling(every)
-    assert confidently_wrong(every) == []
+def test_a_longer_game_keeps_reading_nested_changes() -> None:
+    frames = [frame for index, preset in enumerate(SIGHTED) for frame in play(preset, 200 + index, 12)]
+    assert len(misread(frames, False)) <= 0.01 * count(frames, False), misread(frames, False)
+    assert len(misread(frames, True)) <= 0.15 * count(frames, True), misread(frames, True)

@@ -136,7 +136,8 @@ def test_every_painted_candidate_is_a_label_of_the_vocabulary() -> None:
     stacks = blockade.candidates(((5, "L"),) + ((2, "M"),) * 5)
     table = blockade.paintings(stacks)
     assert all(is_label("blockade", label) for label in table.labels)
-    assert "green-M/clear-L" in table.labels and "red-S/green-M/clear-L" in table.labels
+    five, four = "/".join(["green-M"] * 5 + ["clear-L"]), "/".join(["green-M"] * 4 + ["clear-L"])
+    assert five in table.labels and four in table.labels and "red-S/" + five in table.labels
 
 
 def test_same_coloured_nests_look_alike_and_other_colours_do_not() -> None:
@@ -145,9 +146,11 @@ def test_same_coloured_nests_look_alike_and_other_colours_do_not() -> None:
     assert look("red-S/clear-L") != look("red-M/clear-L") != look("clear-L")
     assert look("black-M/red-L") != look("black-L")
     assert blockade.look_of(((5, "L"), (2, "M"), (2, "M"))) == look("green-M/clear-L")
+    assert look("green-M/green-M/clear-L") == look("green-M/clear-L") == look("green-S/green-M/clear-L")
 
 
 def test_labels_follow_the_expected_views_rule() -> None:
     stack = ((0, "L"), (0, "M"), (0, "S"), (blockade.BLACK, "M"))
     names = [(f"{blockade.NAMES[colour]}-{size}", blockade.RANK[size]) for colour, size in stack]
-    assert blockade.label_of(stack) == "/".join(visible(names)) == "black-M/red-L"
+    assert blockade.label_of(stack) == "/".join(visible(names, nested=True)) == "black-M/red-L"
+    assert blockade.label_of(((0, "L"), (0, "S"), (0, "S"))) == "red-S/red-S/red-L"

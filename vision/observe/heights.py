@@ -1,0 +1,264 @@
+"""How a cell's stack grew or shrank between two still frames, read from the parallax of its top.
+
+A pyramid nested on one of its own colour shows, from above, the same faces at the same slope and
+in the same shade as the pyramid below it alone: colour cannot tell them apart. Its surface stands
+higher, though, and a camera that is not straight above the cell sees everything that rose moved
+away from the point under the camera by the rise times the parallax there (pixels per mm of
+height). Between the last still frame and this one the texture of each cell's top (the ridges
+between faces, the apex) is tracked: a shift and a colour offset are fitted by least squares
+(Lucas-Kanade, iterated, on lightly blurred frames, gradients averaged over both frames), only
+where the cell's own top shows and no neighbour, even one grown by a move, can lean in. Each
+candidate stack is cast along the same rays: how far its surface rose at every tracked sample
+moves that sample's texture by the rise times the parallax, and the fit, being linear in what it
+sees, predicts the shift it would measure (the samples' own gradients weigh their motion). The
+measured shift is scored against each prediction. The frame's noise is measured on the cells
+themselves (most do not change between two frames), and a prediction is given room in proportion
+to its size (the camera place, hence the parallax, is not exact).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Callable, Mapping, Sequence
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.observe.context import Scene, balanced_lab
+from vision.observe.stack_colours import FloatArray, IntArray
+from vision.observe.stacks import HALF, HEIGHT, X, Y, Z0, backdrop, cast, patch_points, pixels_per_mm
+from vision.pose import image_points
+
+BLUR_PX = 1.0  # the frames are blurred this much (sigma) before tracking: noise, not texture
+STEP_PX = 0.7  # tracked samples are this far apart in the frame ...
+MIN_STEP_MM = 0.4  # ... but never closer on the mat than this
+BANDS_MM = ((0.0, 12.0), (12.0, 35.0))  # the top is tracked in bands this deep below the apex
+EDGE_PX = 2.0  # samples this close (frame pixels) to a piece's edge over another are not tracked
+MIN_SAMPLES = 30  # fewer tracked samples than this tell nothing
+ROUNDS = 5  # Lucas-Kanade iterations at most
+REMAP_ROW = 1024  # pixels sampled per row of a remap (OpenCV's maps are under 32767 wide)
+SETTLED_PX = 0.01  # an iteration moving the shift less than this ends the tracking
+MOST_PX = 4.0  # a shift beyond this is not a pyramid's parallax (tracking lost)
+CORRELATION = 8.0  # neighbouring samples share noise (blur, JPEG): the fit's variance times this
+STILL_SPREAD = 1.39  # the median squared Mahalanobis distance of a shift that is only noise (2 axes)
+LEAST_CELLS = 5  # tracked cells needed to measure the frame's noise from them
+FLOOR_PX = 0.08  # the least spread of a measured shift (unmodelled changes of the frame)
+ROOM = 0.4  # a predicted shift may be off by this share of its size (camera place, scale)
+TAILS = 4.0  # shifts are read with Student's t of this many degrees of freedom: JPEG and noise
+             # in a low-contrast top now and then move one far more than its spread says
+
+
+@dataclass(frozen=True, slots=True)
+class Shift:
+    """The shift (frame pixels, x and y) of a cell's top from one frame to the next, its
+    covariance, and the shift each candidate stack predicts (one row per candidate)."""
+
+    delta: FloatArray
+    covariance: FloatArray
+    predicted: FloatArray
+
+    def log_likelihood(self, candidate: int) -> float:
+        """Returns the log-likelihood of the shift if a candidate stack stands there now (nats;
+        0 for a candidate the shift does not judge)."""
+        predicted = self.predicted[candidate]
+        if np.isnan(predicted).any():
+            return 0.0
+        room = (ROOM * float(np.linalg.norm(predicted))) ** 2 + FLOOR_PX ** 2
+        spread = self.covariance + room * np.eye(2)
+        miss = self.delta - predicted
+        distance = float(miss @ np.linalg.solve(spread, miss))
+        return -0.5 * (TAILS + 2) * math.log1p(distance / TAILS) - 0.5 * math.log(float(np.linalg.det(spread)))
+
+
+@dataclass(frozen=True, slots=True)
+class Track:
+    """What tracking a cell's top measured: the shift and its covariance (before the frame's
+    noise is known)."""
+
+    delta: FloatArray
+    covariance: FloatArray
+
+
+def calibrated(shifts: Mapping[str, Sequence[Shift | None]]) -> dict[str, list[Shift | None]]:
+    """Returns the shifts (of each cell's bands, None where a band was not tracked) with their
+    covariance scaled to the frame's real noise, band by band: most cells do not change between
+    two still frames, so the median of their squared Mahalanobis distances from no shift is that
+    of noise alone (never scaled down)."""
+    found = {square: list(bands) for square, bands in shifts.items()}
+    for band in range(max((len(bands) for bands in found.values()), default=0)):
+        every = [bands[band] for bands in found.values() if band < len(bands) and bands[band] is not None]
+        if len(every) < LEAST_CELLS:
+            continue
+        spread = np.median([shift.delta @ np.linalg.solve(shift.covariance, shift.delta) for shift in every if shift])
+        scale = max(float(spread) / STILL_SPREAD, 1.0)
+        for bands in found.values():
+            shift = bands[band] if band < len(bands) else None
+            if shift is not None:
+                bands[band] = replace(shift, covariance=shift.covariance * scale)
+    return found
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Picture:
+    """A still frame ready to be tracked: lightly blurred, white-balanced, its lightness (Lab L,
+    float32): shading draws the ridges between a pyramid's faces, and JPEG blurs colour."""
+
+    lightness: NDArray[np.float32]
+
+    def at(self, pixels: FloatArray) -> FloatArray:
+        """Returns the lightness at frame pixels (N x 2), bilinear, clamped to the border."""
+        spots = np.asarray(pixels, np.float32).reshape(-1, 2)
+        count = len(spots)
+        rows = -(-count // REMAP_ROW)
+        flat = np.zeros((rows * REMAP_ROW, 2), np.float32)
+        flat[:count] = spots
+        grid = flat.reshape(rows, REMAP_ROW, 2)
+        found = cv2.remap(self.lightness, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+        return np.asarray(found.ravel()[:count], np.float64)
+
+
+def picture(scene: Scene) -> Picture:
+    """Returns a scene's frame ready to be tracked."""
+    blurred = cv2.GaussianBlur(scene.frame, (0, 0), BLUR_PX).astype(np.float32)
+    return Picture(np.ascontiguousarray(balanced_lab(blurred, scene.gains)[..., 0]))
+
+
+def top_points(scene: Scene, square: str, blocks: FloatArray, neighbours: FloatArray,
+               reach_mm: float) -> list[FloatArray]:
+    """Returns, per band below the apex (BANDS_MM), the mat points (N x 2) whose rays show a
+    cell's own stack (its pyramids) there, in front of the given neighbouring pyramids, and not
+    by the edge of one of its pieces against another (a piece's outline over a lower piece
+    comes and goes with it rather than moving)."""
+    step = max(STEP_PX / pixels_per_mm(scene, square), MIN_STEP_MM)
+    points, _ = patch_points(scene, square, step, reach_mm)
+    camera = scene.place.centre
+    height = surface(blocks, points, camera)
+    depth = float((blocks[:, Z0] + blocks[:, HEIGHT]).max(initial=0.0)) - height
+    top = (depth < BANDS_MM[-1][1]) & (height > 0.0)
+    points, depth = points[top], depth[top]
+    behind = backdrop(neighbours, cast(neighbours, points, camera), len(points))
+    keep = (surface(blocks, points, camera) > behind.z) & _one_piece(scene, square, blocks, points)
+    return [np.asarray(points[keep & (depth >= low) & (depth < high)], np.float64) for low, high in BANDS_MM]
+
+
+def _one_piece(scene: Scene, square: str, blocks: FloatArray, points: FloatArray) -> NDArray[np.bool_]:
+    """Tells which mat points' rays, and those a little either side, that meet the stack all
+    meet the same piece first."""
+    camera = scene.place.centre
+    reach = EDGE_PX / pixels_per_mm(scene, square)
+    piece = _first(blocks, points, camera)
+    same = np.ones(len(points), bool)
+    for offset in ((reach, 0.0), (-reach, 0.0), (0.0, reach), (0.0, -reach)):
+        other = _first(blocks, points + offset, camera)
+        same &= (other == piece) | (other < 0)
+    return same
+
+
+def _first(blocks: FloatArray, points: FloatArray, camera: tuple[float, float, float]) -> IntArray:
+    """Returns which pyramid the ray through each mat point meets first (-1: none)."""
+    hits = cast(blocks, points, camera)
+    heights = np.where(hits.hit, hits.z, -np.inf)
+    first = heights.argmax(axis=0)
+    return np.asarray(np.where(np.isfinite(heights.max(axis=0, initial=-np.inf)), first, -1), np.int64)
+
+
+def surface(blocks: FloatArray, points: FloatArray, camera: tuple[float, float, float]) -> FloatArray:
+    """Returns the height at which the ray through each mat point first meets some pyramids (0:
+    the mat)."""
+    hits = cast(blocks, points, camera)
+    return np.asarray(np.where(hits.hit, hits.z, 0.0).max(axis=0, initial=0.0), np.float64)
+
+
+def heights_at(blocks: FloatArray, spots: FloatArray) -> FloatArray:
+    """Returns the height of some pyramids' surface straight above each board point (x, y; 0
+    where none stands)."""
+    off = np.maximum(np.abs(spots[:, None, 0] - blocks[None, :, X]), np.abs(spots[:, None, 1] - blocks[None, :, Y]))
+    level = blocks[None, :, Z0] + blocks[None, :, HEIGHT] * (1.0 - off / blocks[None, :, HALF])
+    inside = off <= blocks[None, :, HALF]
+    return np.asarray(np.where(inside, level, 0.0).max(axis=1, initial=0.0), np.float64)
+
+
+def seen_at(points: FloatArray, heights: FloatArray, camera: tuple[float, float, float]) -> FloatArray:
+    """Returns the board point (x, y) straight under where the ray through each mat point stands
+    at a height."""
+    centre = np.asarray(camera, np.float64)
+    return np.asarray(points + heights[:, None] * (centre[:2] - points) / centre[2], np.float64)
+
+
+def parallax(scene: Scene, points: FloatArray, heights: FloatArray) -> FloatArray:
+    """Returns how far (frame pixels, x and y) the point at a height over each mat point's ray
+    moves per mm it rises."""
+    xyz = np.column_stack([points, heights])
+    low, high = image_points(scene.view, scene.place, xyz - [0, 0, 0.5]), image_points(scene.view, scene.place, xyz + [0, 0, 0.5])
+    return np.asarray(high - low, np.float64)
+
+
+def pixels_of(scene: Scene, points: FloatArray) -> FloatArray:
+    """Returns the frame pixels of mat points."""
+    return image_points(scene.view, scene.place, np.column_stack([points, np.zeros(len(points))]))
+
+
+def _gradients(sample: Sampler, pixels: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Returns the gradients of an image along x and y at some pixels."""
+    across, down = np.array([0.5, 0.0]), np.array([0.0, 0.5])
+    return sample(pixels + across) - sample(pixels - across), sample(pixels + down) - sample(pixels - down)
+
+
+def _design(along_x: FloatArray, along_y: FloatArray) -> FloatArray:
+    """Returns the least-squares design of a shift (2) and a lightness offset."""
+    return np.column_stack([along_x, along_y, np.ones(len(along_x))])
+
+
+Sampler = Callable[[FloatArray], FloatArray]
+
+
+def track(before: Picture, after: Picture, pixels: FloatArray) -> Track | None:
+    """Returns how far the texture at some pixels of one frame moved in the next, and the
+    covariance of that shift; None when too few pixels show it or the tracking is lost."""
+    if len(pixels) < MIN_SAMPLES:
+        return None
+    fitted = _fit(before, pixels, after.at)
+    if fitted is None:
+        return None
+    delta, design, residual = fitted
+    inverse = np.linalg.inv(design.T @ design + 1e-9 * np.eye(3))
+    covariance = inverse[:2, :2] * float(np.mean(residual ** 2)) * CORRELATION
+    return Track(delta, np.asarray(covariance, np.float64))
+
+
+def predict(before: Picture, pixels: FloatArray, motion: FloatArray) -> FloatArray:
+    """Returns the shift tracking would measure if the texture at each pixel of a frame moved by
+    its own motion (N x 2 pixels): the frame is warped so, and tracked as a next frame is."""
+    if not np.any(motion):
+        return np.zeros(2)
+    fitted = _fit(before, pixels, lambda spots: before.at(spots - motion))
+    return np.full(2, 2 * MOST_PX) if fitted is None else fitted[0]
+
+
+def _fit(before: Picture, pixels: FloatArray, after: Sampler) -> tuple[FloatArray, FloatArray, FloatArray] | None:
+    """Returns the shift of a frame's texture at some pixels into a next frame (sampled at any
+    pixels), the fit's design and residual; None when the tracking is lost."""
+    reference = before.at(pixels)
+    first = _gradients(before.at, pixels)
+    delta = np.zeros(2)
+    for _ in range(ROUNDS):
+        moved = pixels + delta
+        second = _gradients(after, moved)
+        design = _design((first[0] + second[0]) / 2, (first[1] + second[1]) / 2)
+        difference = reference - after(moved)
+        solution = np.linalg.solve(design.T @ design + 1e-9 * np.eye(3), design.T @ difference)
+        delta = delta + solution[:2]
+        if np.abs(delta).max() > MOST_PX:
+            return None
+        if np.abs(solution[:2]).max() < SETTLED_PX:
+            break
+    return delta, design, difference - design @ solution
+
+
+def shift_of(found: Track, predicted: Sequence[FloatArray | None]) -> Shift:
+    """Returns the tracked shift with what each candidate predicts (NaN where it is not judged)."""
+    rows = [np.full(2, np.nan) if row is None else row for row in predicted]
+    return Shift(found.delta, found.covariance, np.array(rows, np.float64).reshape(-1, 2))

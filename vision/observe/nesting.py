@@ -1,0 +1,322 @@
+"""What each Blockade cell's stack did since the last frame read, where colour cannot tell.
+
+A pyramid nested on one of its own colour and size (or a Small on its colour's Large) changes
+nothing colour shows. It does change two things a camera sees: the top stands higher, so its
+texture moves by parallax (vision.observe.heights), and the stack's shadow reaches further across
+the mat (vision.observe.shadows). Both are read against the last frame the observer read, where
+that frame was read to show the stack the referee's position holds (a cell read as changed is
+judged again from the next frame on), and for each candidate stack that looks alike to colour
+(the same look) both say how well it explains what changed. The lights are fitted once per board
+fix, on the first frame read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any, Hashable, Mapping, Protocol, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.kit import Kit, Mat
+from vision.observe.context import Scene
+from vision.observe.pyramid_place import refined_place
+from vision.observe.heights import (
+    Picture, Shift, calibrated, heights_at, parallax, pixels_of, predict, seen_at, shift_of, surface,
+    top_points, track,
+)
+from vision.observe.pyramids import (
+    CLEAR, Stack, apex_of, candidates, near, same_look, stack_blocks, stacks_of,
+)
+from vision.observe.shadows import (
+    Casters, Darkening, Light, brightness, calibrated_rises, darkening, fit_lights, joint_rises, window_around,
+)
+from vision.observe.stack_colours import FloatArray
+from vision.pose import CameraPlace
+
+REACH_MM = 60.0  # how far around a cell pieces may lean in (vision.observe.stacks' patches)
+SHADOW_OPACITY = 0.3  # the share of light a translucent pyramid stops
+MAT_STEP_MM = 3.0  # mat samples for the lights are this far apart
+LINE_CLEAR_MM = 1.5  # ... and this far from the printed grid lines
+EDGE_CLEAR_MM = 2.0  # ... and from any piece's footprint
+SHADOW_STEP_MM = 2.0  # mat samples for the shadows' change are this far apart
+TALLEST_MM = 60.0  # the tallest stack a shadow is drawn for
+LEAN_MM = 40.0  # how far a stack may lean over the mat round its square, seen from the camera
+MARGIN_CLEAR_MM = 8.0  # ... and this far from the mat's edge and from a marker's ink and paper
+SHADOW_REACH_MM = 25.0  # a cell's shadow is drawn this far around it, and as far as the lights cast it
+
+
+class Evidence(Protocol):
+    """Anything that scores a cell's candidate stacks against what changed."""
+
+    def log_likelihood(self, candidate: int) -> float:
+        """Returns the log-likelihood of what changed if a candidate stands there now (nats)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """The last still frame read (its scene, and its picture ready to track) and the stack
+    (bottom first, colours chosen) each of its cells was read to hold."""
+
+    scene: Scene
+    picture: Picture
+    stacks: Mapping[str, Stack]
+
+
+@dataclass(frozen=True, slots=True)
+class Tracking:
+    """Where a band of a cell's top is tracked (frame pixels) and how each candidate stack would
+    move the texture there (pixels, per sample; None for a stack of another look: colour tells it)."""
+
+    pixels: FloatArray
+    motions: tuple[FloatArray | None, ...]
+
+
+@dataclass
+class Memory:
+    """What the nesting evidence keeps between frames: the last frame read, where each cell is
+    tracked (per board fix and stacks around it) and the lights of the board fix."""
+
+    reference: Reference | None = None
+    tracks: dict[Hashable, tuple[Tracking, ...]] | None = None
+    lights: tuple[bytes, tuple[Light, ...]] | None = None
+    place: tuple[bytes, CameraPlace] | None = None
+    units: dict[Hashable, FloatArray] | None = None
+
+
+def fix_key(scene: Scene) -> bytes:
+    """Returns what identifies a board fix and camera place."""
+    return scene.view.homography.tobytes() + np.array(scene.place.centre).tobytes()
+
+
+def same_fix(before: Scene, now: Scene) -> bool:
+    """Tells whether two frames were taken by one camera standing still (one board fix)."""
+    return before.frame.shape == now.frame.shape and fix_key(before) == fix_key(now)
+
+
+def placed(memory: Memory, scene: Scene, now: Picture, board: Mapping[str, Any]) -> Scene:
+    """Returns the scene seen from the camera place its pyramids pin down (refined on the first
+    frame read from a board fix, then kept)."""
+    key = fix_key(scene)
+    if memory.place is None or memory.place[0] != key:
+        stacks = stacks_of(board)
+        blocks = {square: stack_blocks(scene, square, layers) for square, layers in stacks.items()}
+        opaque = {square: layers[-1][0] != CLEAR for square, layers in stacks.items()}
+        memory.place = (key, refined_place(scene, now, blocks, opaque))
+    return replace(scene, place=memory.place[1])
+
+
+def changes(memory: Memory, scene: Scene, now: Picture, board: Mapping[str, Any]) -> dict[str, list[Evidence]]:
+    """Returns, per cell that can be judged, the evidence of what changed there since the last
+    frame read (the memory's lights and tracking places are kept up to date)."""
+    lights = lights_of(memory, scene, now, board)
+    reference = memory.reference
+    if reference is None or not same_fix(reference.scene, scene):
+        return {}
+    stacks = stacks_of(board)
+    judged = [square for square, layers in stacks.items() if reference.stacks.get(square) == layers]
+    found: dict[str, list[Evidence]] = {square: [] for square in judged}
+    for square, shifts in tracked(memory, reference, scene, now, stacks, judged).items():
+        found[square].extend(shifts)
+    for square, shadow in shadowed(memory, scene, reference.picture, now, stacks, judged, lights).items():
+        found[square].append(shadow)
+    return found
+
+
+# -- parallax ----------------------------------------------------------------------------------
+
+
+def tracked(memory: Memory, reference: Reference, scene: Scene, now: Picture, stacks: Mapping[str, Stack],
+            judged: Sequence[str]) -> dict[str, list[Shift]]:
+    """Returns how each judged cell's opaque top moved since the last frame read, band by band."""
+    kept, memory.tracks = memory.tracks or {}, {}
+    found: dict[str, list[Shift | None]] = {}
+    for square in judged:
+        if stacks[square][-1][0] == CLEAR:
+            continue
+        key = (fix_key(scene), square, stacks[square], tuple(sorted(near(square, stacks).items())))
+        bands = memory.tracks[key] = kept.get(key) or tracking(scene, square, stacks)
+        found[square] = [_shift(reference.picture, now, band) for band in bands]
+    return {square: [shift for shift in bands if shift is not None] for square, bands in calibrated(found).items()}
+
+
+def tracking(scene: Scene, square: str, stacks: Mapping[str, Stack]) -> tuple[Tracking, ...]:
+    """Returns where each band of a cell's top is tracked and how each candidate stack would move it."""
+    layers = stacks[square]
+    blocks = stack_blocks(scene, square, layers)
+    apex = apex_of(blocks)
+    bands = []
+    for points in top_points(scene, square, blocks, grown(scene, square, stacks), REACH_MM):
+        heights = surface(blocks, points, scene.place.centre)
+        rate = parallax(scene, points, heights)
+        motions = [rises(scene, square, option, points, heights, apex)[:, None] * rate
+                   if same_look(layers, option) else None for option in candidates(layers)]
+        bands.append(Tracking(pixels_of(scene, points), tuple(motions)))
+    return tuple(bands)
+
+
+def _shift(before: Picture, now: Picture, where: Tracking) -> Shift | None:
+    """Returns how a band of a cell's top moved from one frame to the next and what each of its
+    candidate stacks of the current look predicts, or None if it cannot be tracked."""
+    found = track(before, now, where.pixels)
+    if found is None:
+        return None
+    return shift_of(found, [None if motion is None else predict(before, where.pixels, motion)
+                            for motion in where.motions])
+
+
+def rises(scene: Scene, square: str, layers: Stack, points: FloatArray, heights: FloatArray, apex: float) -> FloatArray:
+    """Returns how far a stack's surface stands above the surface seen (at the given heights, the
+    current apex at `apex`) on each mat point's ray, straight above the point seen (a pyramid's
+    faces then show the same texture, moved by the rise), kept between no rise and the rise of
+    its apex (a ray that now misses the stack does not move its texture by the whole drop)."""
+    blocks = stack_blocks(scene, square, layers)
+    top = apex_of(blocks) - apex
+    rise = heights_at(blocks, seen_at(points, heights, scene.place.centre)) - heights
+    return np.asarray(np.clip(rise, min(top, 0.0), max(top, 0.0)), np.float64)
+
+
+def grown(scene: Scene, square: str, stacks: Mapping[str, Stack]) -> FloatArray:
+    """Returns the pyramids around a square, each stack as tall as one move may make it (a
+    Medium and a Small more): they may stand in front of its top."""
+    rows = [stack_blocks(scene, other, layers + ((layers[-1][0], "M"), (layers[-1][0], "S")))
+            for other, layers in near(square, stacks).items()]
+    return np.vstack(rows) if rows else np.zeros((0, 7))
+
+
+# -- shadows -----------------------------------------------------------------------------------
+
+
+def casters(scene: Scene, stacks: Mapping[str, Stack]) -> Casters:
+    """Returns every pyramid of some stacks as shadow casters."""
+    rows = [stack_blocks(scene, square, layers) for square, layers in stacks.items()]
+    blocks = np.vstack(rows) if rows else np.zeros((0, 7))
+    return Casters(blocks, np.where(blocks[:, 6] == CLEAR, SHADOW_OPACITY, 1.0))
+
+
+def lights_of(memory: Memory, scene: Scene, now: Picture, board: Mapping[str, Any]) -> tuple[Light, ...]:
+    """Returns the lights of the board fix, fitted on the first frame read from it."""
+    key = fix_key(scene)
+    if memory.lights is None or memory.lights[0] != key:
+        memory.lights = (key, _fit(scene, now, casters(scene, stacks_of(board))))
+    return memory.lights[1]
+
+
+def _fit(scene: Scene, now: Picture, shadows: Casters) -> tuple[Light, ...]:
+    """Returns the lights whose shadows of the casters explain the mat's brightness in a frame."""
+    side = scene.mat.side_mm
+    ticks = np.arange(MAT_STEP_MM / 2, side, MAT_STEP_MM)
+    points = np.array([(x, y) for x in ticks for y in ticks])
+    pitch = scene.mat.pitch_mm
+    lines = np.abs((points + pitch / 2) % pitch - pitch / 2).min(axis=1) < LINE_CLEAR_MM
+    points = points[~lines & ~covered(scene, shadows.blocks, points)]
+    return fit_lights(points, brightness(now.at(scene.view.to_image(points))), shadows, side)
+
+
+def covered(scene: Scene, blocks: FloatArray, points: FloatArray) -> NDArray[np.bool_]:
+    """Tells which mat points the pyramids (widened a little) may hide or edge."""
+    wide = blocks.copy()
+    wide[:, 3] += EDGE_CLEAR_MM
+    return np.asarray(surface(wide, points, scene.place.centre) > 0.0, np.bool_)
+
+
+def mat_noise(scene: Scene, before: Picture, now: Picture) -> float:
+    """Returns the brightness noise of a mat sample between two frames (robust: most of the mat
+    does not change)."""
+    ticks = np.arange(SHADOW_STEP_MM / 2, scene.mat.side_mm, 4 * SHADOW_STEP_MM)
+    points = np.array([(x, y) for x in ticks for y in ticks])
+    pixels = scene.view.to_image(points)
+    change = brightness(now.at(pixels)) - brightness(before.at(pixels))
+    return max(float(1.4826 * np.median(np.abs(change - np.median(change)))), 0.2)
+
+
+def shadowed(memory: Memory, scene: Scene, before: Picture, now: Picture, stacks: Mapping[str, Stack],
+             judged: Sequence[str], lights: Sequence[Light]) -> dict[str, Darkening]:
+    """Returns, per judged cell, how much taller its stack looks from the change of the shadows
+    since the last frame (every cell's rise fitted at once), with the rise of each candidate of
+    the current look (each cell's shadow per mm of rise is kept in the memory: it changes with
+    the camera or the stacks around the cell)."""
+    if not lights:
+        return {}
+    grid = shadow_grid(scene.kit, scene.mat)
+    kept, memory.units = memory.units or {}, {}
+    units = {}
+    for square in stacks:
+        key = (fix_key(scene), square, tuple(sorted(casting(scene, stacks, square, lights).items())))
+        units[square] = memory.units[key] = kept[key] if key in kept else unit_darkening(scene, stacks, square, lights)
+    open_mat = ~hidden(scene, stacks, grid)
+    pixels = scene.view.to_image(grid[open_mat])
+    change = brightness(now.at(pixels)) - brightness(before.at(pixels))
+    rises = joint_rises(change, {square: unit[open_mat] for square, unit in units.items()},
+                        mat_noise(scene, before, now))
+    found = {}
+    for square in judged:
+        if square in rises:
+            layers = stacks[square]
+            top = apex_of(stack_blocks(scene, square, layers))
+            predicted = np.array([apex_of(stack_blocks(scene, square, option)) - top
+                                  if same_look(layers, option) else np.nan for option in candidates(layers)])
+            found[square] = Darkening(*rises[square], predicted)
+    return calibrated_rises(found)
+
+
+@lru_cache(maxsize=8)
+def shadow_grid(kit: Kit, mat: Mat) -> FloatArray:
+    """Returns (and keeps, read-only) the mat points the shadows are read on: over the grid and
+    the margin round it, clear of the markers."""
+    margin = kit.mat_margin_mm - MARGIN_CLEAR_MM
+    ticks = np.arange(-margin, mat.side_mm + margin, SHADOW_STEP_MM)
+    points = np.array([(x, y) for x in ticks for y in ticks])
+    clear = np.ones(len(points), bool)
+    for corners in kit.marker_corners(mat).values():
+        low, high = corners.min(axis=0) - MARGIN_CLEAR_MM, corners.max(axis=0) + MARGIN_CLEAR_MM
+        clear &= ~np.all((points >= low) & (points <= high), axis=1)
+    found = np.asarray(points[clear], np.float64)
+    found.flags.writeable = False
+    return found
+
+
+def hidden(scene: Scene, stacks: Mapping[str, Stack], points: FloatArray) -> NDArray[np.bool_]:
+    """Tells which mat points a stack hides, even one a move made taller."""
+    hide = np.zeros(len(points), bool)
+    for square, layers in stacks.items():
+        x, y = scene.cell_centre(square)
+        close = np.max(np.abs(points - [x, y]), axis=1) < scene.mat.pitch_mm / 2 + LEAN_MM
+        hide[close] |= covered(scene, stack_blocks(scene, square, raised(layers)), points[close])
+    return hide
+
+
+def raised(layers: Stack) -> Stack:
+    """Returns a stack one Small of its top's colour taller."""
+    return layers + ((layers[-1][0], "S"),)
+
+
+def reach_of(lights: Sequence[Light]) -> float:
+    """Returns how far from a cell's centre its shadow may fall (mm)."""
+    return SHADOW_REACH_MM + max(float(np.hypot(*light.reach)) for light in lights) * TALLEST_MM
+
+
+def casting(scene: Scene, stacks: Mapping[str, Stack], square: str, lights: Sequence[Light]) -> dict[str, Stack]:
+    """Returns the stacks whose shadows may meet a cell's."""
+    x, y = scene.cell_centre(square)
+    reach = reach_of(lights)
+    return {other: layers for other, layers in stacks.items()
+            if max(abs(a - b) for a, b in zip(scene.cell_centre(other), (x, y))) < reach}
+
+
+def unit_darkening(scene: Scene, stacks: Mapping[str, Stack], square: str, lights: Sequence[Light]) -> FloatArray:
+    """Returns how the mat's brightness changes over the shadow grid per mm a cell's stack rises
+    (zero away from its shadow)."""
+    grid = shadow_grid(scene.kit, scene.mat)
+    x, y = scene.cell_centre(square)
+    inside = np.max(np.abs(grid - [x, y]), axis=1) < reach_of(lights)
+    local, window = grid[inside], window_around(grid[inside], 0.0)
+    taller = raised(stacks[square])
+    rise = apex_of(stack_blocks(scene, square, taller)) - apex_of(stack_blocks(scene, square, stacks[square]))
+    nearby = casting(scene, stacks, square, lights)
+    before = darkening(lights, casters(scene, nearby), window, local)
+    after = darkening(lights, casters(scene, {**nearby, square: taller}), window, local)
+    unit = np.zeros(len(grid))
+    unit[inside] = (before - after) / rise
+    return unit
