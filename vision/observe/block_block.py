@@ -34,7 +34,8 @@ from vision.observe.block_block_place import (
     PLACE_TEMPERATURE, Placing, family_place, family_range, fit, placed, unknown,
 )
 from vision.observe.block_block_search import (
-    Cell, Column, Sight, cell_scores, guess, guess_arrays, hits_for, label_of, polish, search_cells, sight_of, solve,
+    Cell, Column, Sight, cell_scores, guess, guess_arrays, hits_for, label_of, polish, reached, search_cells, sight_of,
+    solve,
 )
 from vision.observe.colours import ColourMemory
 from vision.observe.context import ObserveError, Scene
@@ -228,7 +229,7 @@ def look_at(scene: Scene, board: Mapping[str, Any], columns: list[Column], memor
 
 def calibrated(scene: Scene, memory: BlockBlockMemory, rays: Rays, columns: list[Column], cube: float) -> Looks:
     """Returns the rays' looks: colours at the mat's exposure against prototypes learnt where
-    the position surely shows them, and against the last still frame where it showed the position."""
+    the position surely shows them, and against the last still frame where it can be trusted."""
     labels = [label_of(column) for column in columns]
     raw = ray_colours(scene, rays.grid.ground)
     plain = plain_ground(scene, rays.grid.ground, PRINT_TOLERANCE_MM)
@@ -251,19 +252,26 @@ def calibrated(scene: Scene, memory: BlockBlockMemory, rays: Rays, columns: list
 
 def read_cells(ready: Frame, cells: list[Cell], columns: list[Column]) -> list[FloatArray]:
     """Returns every cell's candidate probabilities: the settled guess, read from the fitted place
-    and from a doubtful one either side along the focal family."""
+    and from a doubtful one either side along the focal family (again only for the cells that
+    changed and those whose rays cross theirs; the others keep the fitted place's reading)."""
     sight, scene = ready.sight, ready.scene
     region, widest, reach = ready.region
     chosen, scores = polish(sight, cells, solve(sight, cells))
     labels, views = guess(cells, chosen), [(sight, scores)]
+    touched = np.zeros(sight.rays.count, np.bool_)
+    for cell in cells:
+        if labels[cell.index] != label_of(cell.start):
+            touched[sight.rays.ray[cell.pairs]] = True
+    doubted = reached(sight.rays, cells, touched)
     centres = [scene.cell_centre(s) for s in scene.squares()]
     for shift in (-1.0, 1.0):
         place = placed(scene.view, scene.place, ready.placing, shift)
         moved = within(cached_rays(ready.memory, ready.boxes, region, place, widest), reach)
         other = sight_of(moved, sight.look, ready.colours, columns, sight.cube, sight.temperature)
         hits = hits_for(other, *guess_arrays(labels, sight.cube))
-        views.append((other, [cell_scores(other, hits, cell) for cell in
-                              search_cells(other, columns, scene.squares(), centres, LEVELS_AHEAD)]))
+        again = search_cells(other, columns, scene.squares(), centres, LEVELS_AHEAD)
+        views.append((other, [cell_scores(other, hits, again[i]) if i in doubted else scores[i]
+                              for i in range(len(cells))]))
     return marginal(views, cells, labels)
 
 

@@ -25,9 +25,9 @@ from vision.observe.block_block_rays import FloatArray
 from vision.pose import CameraPlace, focal_from_hfov, place_for_focal
 
 FAMILY_HFOV = (75.0, 45.0)  # the fields of view the lens is looked for between (KIT.md: 50-70)
-FAMILY_SAMPLES = 13
+FAMILY_SAMPLES = 9
 XY_SIGMA_MM = 30.0  # how far sideways of the family the place may lie (lens distortion, noise)
-SIMPLEX_MM, SIMPLEX_ROUNDS = (20.0, 20.0, 40.0), 40  # the centre search's first steps (x, y, z), rounds
+SIMPLEX_MM, SIMPLEX_ROUNDS = (20.0, 20.0, 40.0), 25  # the centre search's first steps (x, y, z), rounds
 DOUBT = (0.02, 0.3)  # the least and most doubt, in log focal length
 PLACE_TEMPERATURE = 15.0  # rays per independent look when scoring places
 
