@@ -187,6 +187,10 @@ class Pipeline:
         except (ObserveError, PoseError) as error:
             self._report_trouble(frame_number, "reading", f"cannot read the board: {error}")
             return None
+        except Exception as error:  # an observer fault must cost one reading, never the referee
+            log.exception("frame %d: the observer failed", frame_number)
+            self._report_trouble(frame_number, "reading", f"cannot read the board: the observer failed ({error!r})")
+            return None
         return self.on_observation(frame_number, seen)
 
     def on_observation(self, frame_number: int, seen: Observation) -> Reading:

@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from pi.camera.recorded import RecordedSource
@@ -51,13 +52,26 @@ def truth_observer(directory: Path, pipeline_box: list[Pipeline]) -> Any:
     return observe
 
 
-def run(directory: Path, tmp_path: Path) -> tuple[list[dict[str, Any]], Any]:
+def failing_once(observe: Any) -> Any:
+    """Returns an observer that raises a numerical error on its first call, then observes."""
+    calls = []
+
+    def flaky(scene: Scene, board: dict[str, Any], memory: Any) -> Observation:
+        calls.append(1)
+        if len(calls) == 1:
+            raise np.linalg.LinAlgError("Singular matrix")
+        return observe(scene, board, memory)  # type: ignore[no-any-return]
+
+    return flaky
+
+
+def run(directory: Path, tmp_path: Path, wrap: Any = lambda observe: observe) -> tuple[list[dict[str, Any]], Any]:
     """Replays a directory with the truth observer; returns the records and the session."""
     recording = load_recording(directory)
     session = open_session(recording, tmp_path / "journal.sqlite")
     records: list[dict[str, Any]] = []
     box: list[Pipeline] = []
-    pipeline = Pipeline(session, kit_named(), records.append, observer=truth_observer(directory, box))
+    pipeline = Pipeline(session, kit_named(), records.append, observer=wrap(truth_observer(directory, box)))
     box.append(pipeline)
     drive(pipeline, recording, RecordedSource(directory))
     return records, session
@@ -88,6 +102,13 @@ def test_corrupt_frames_raise_one_alert_and_no_move(recording: Path, tmp_path: P
     records, session = run(broken, tmp_path)
     alerts = [r["alert"] for r in records if "alert" in r]
     assert len(alerts) == 1 and alerts[0].startswith("camera: ")
+    assert session.moves == MOVES
+
+
+def test_an_observer_fault_costs_one_reading_and_one_alert(recording: Path, tmp_path: Path) -> None:
+    records, session = run(recording, tmp_path, failing_once)
+    alerts = [r["alert"] for r in records if "alert" in r]
+    assert len(alerts) == 1 and "the observer failed" in alerts[0]
     assert session.moves == MOVES
 
 
