@@ -1,0 +1,68 @@
+"""The accuracy report: how every recorded game replays against its truth.json, per game.
+
+Run from the repository root:  .venv/bin/python -m bench.accuracy_bench [DIR ...] [--json]
+With no directory it reads every committed fixture (fixtures/*). Each recording is replayed
+through the appliance's pipeline (pi.replay); moves are compared with truth.json ply by ply:
+`right` counts truth moves accepted at their ply, `false` counts accepted moves that are not the
+truth's move at that ply, `asked` counts confirmations asked (ambiguous readings) and `alerts`
+every other alert. One row per recording, then one per game with the totals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from bench.replay_bench import fixtures
+from bench.report import print_table
+from pi.replay import replay
+
+COLUMNS = (("right", "right", ".0f"), ("total", "total", ".0f"), ("false", "false", ".0f"),
+           ("asked", "asked", ".0f"), ("alerts", "alerts", ".0f"))
+COUNTS = tuple(key for key, _, _ in COLUMNS)
+
+
+def score(records: list[dict[str, Any]], truth: list[str]) -> dict[str, float]:
+    """Returns the counts of one replay's records against the true moves."""
+    moves = [record["move"] for record in records if "move" in record]
+    right = sum(1 for ply, move in enumerate(moves) if ply < len(truth) and truth[ply] == move)
+    alerts = [str(record["alert"]) for record in records if "alert" in record]
+    asked = sum(1 for alert in alerts if alert.startswith("ambiguous"))
+    return {"right": right, "total": len(truth), "false": len(moves) - right, "asked": asked,
+            "alerts": len(alerts) - asked}
+
+
+def measure(directory: Path) -> tuple[str, dict[str, float]]:
+    """Returns a recording's game name and its counts."""
+    game = json.loads((directory / "game.json").read_text(encoding="utf-8"))
+    truth = json.loads((directory / "truth.json").read_text(encoding="utf-8"))
+    records: list[dict[str, Any]] = []
+    replay(directory, records.append)
+    name = game["game"] + (f" {game['variant']}" if game.get("variant") else "")
+    return name, score(records, truth["moves"])
+
+
+def add(total: dict[str, float], counts: dict[str, float]) -> dict[str, float]:
+    """Returns the sum of two rows of counts."""
+    return {key: total.get(key, 0) + counts[key] for key in COUNTS}
+
+
+def main() -> None:
+    """Replays every recording given (or every fixture) and prints the accuracy table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("directories", nargs="*", type=Path)
+    parser.add_argument("--json", action="store_true", help="print the rows as one JSON object")
+    args = parser.parse_args()
+    rows: dict[str, dict[str, float]] = {}
+    games: dict[str, dict[str, float]] = {}
+    for directory in args.directories or fixtures():
+        game, counts = measure(directory)
+        rows[directory.name] = counts
+        games[f"all {game}"] = add(games.get(f"all {game}", {}), counts)
+    print_table({**rows, **dict(sorted(games.items()))}, COLUMNS, args.json, 32)
+
+
+if __name__ == "__main__":
+    main()
