@@ -26,10 +26,10 @@ from numpy.typing import NDArray
 
 from vision.kit import Kit, Mat
 from vision.observation import EMPTY, CellSeen, Observation
-from vision.observe.colours import ColourMemory, probabilities
+from vision.observe.colours import ColourMemory
 from vision.observe.context import Scene
 from vision.observe.heights import picture
-from vision.observe.nesting import Evidence, Memory, Reference, changes, placed
+from vision.observe.nesting import Evidence, Memory, changes, placed, remember
 from vision.observe.pyramids import (
     BLACK, COLOURS, MOVERS, NAMES, RANK, Look, Stack, blocks_on, candidates, label_look, label_of, look_of,
     moved, near, painted, shown_rows, stack_blocks, stacks_of,
@@ -46,7 +46,8 @@ __all__ = ["BLACK", "NAMES", "RANK", "BlockadeMemory", "candidates", "label_look
 STEP_MM = 2.5
 REACH_MM = 60.0
 EMPTY_PRIOR = 3.0  # nats against an empty square: every square holds a Large that never moves
-MOVE_COST = 2.5  # nats against a stack for each piece that must have left or reached the square
+MOVE_COST = 1.7  # nats against a stack per piece that must have left or reached the square (with no
+                 # evidence the current stack keeps about the engine's CURRENT_SHARE against one other)
 
 
 class BlockadeMemory(StackMemory):
@@ -68,7 +69,7 @@ def new_memory(kit: Kit) -> BlockadeMemory:
 class Paintings:
     """Every way to colour the new pieces of a square's candidate stacks, as rows: the stack,
     each layer's colour (R x K, 0 past the stack's top) and whether the layer is there, the
-    label shown, and each label's look."""
+    label shown; each label's look, and the labels (indices) of each look."""
 
     stack: IntArray
     colours: IntArray
@@ -76,6 +77,7 @@ class Paintings:
     label: IntArray
     labels: tuple[str, ...]
     looks: tuple[Look, ...]
+    groups: tuple[IntArray, ...]
 
 
 @lru_cache(maxsize=1024)
@@ -93,8 +95,12 @@ def paintings(stacks: tuple[Stack, ...]) -> Paintings:
                 labels[label], looks[label] = len(labels), look_of(layers)
             rows.append((t, [colour for colour, _ in layers] + [-1] * (depth - len(layers)), labels[label]))
     table = np.array([colours for _, colours, _ in rows]).reshape(-1, depth)
+    groups: dict[Look, list[int]] = {}
+    for index, look in enumerate(looks.values()):
+        groups.setdefault(look, []).append(index)
     return Paintings(np.array([row[0] for row in rows]), table.clip(min=0), table >= 0,
-                     np.array([row[2] for row in rows]), tuple(labels), tuple(looks.values()))
+                     np.array([row[2] for row in rows]), tuple(labels), tuple(looks.values()),
+                     tuple(np.array(members) for members in groups.values()))
 
 
 def _model_rows(scene: Scene, square: str, stacks: tuple[Stack, ...]) -> tuple[FloatArray, IntArray]:
@@ -141,22 +147,23 @@ def _plan(scene: Scene, patch: Patch, stacks: Stacks, view: Mapping[str, str]) -
     return CellPlan(patch, blocks, rows, (0, view[patch.square]), _neighbours(scene, patch, stacks), options)
 
 
-def _read(model: CellModel, scores: StackScores, evidence: Mapping[str, Sequence[Evidence]] | None = None,
+def _read(model: CellModel, scores: StackScores, weights: Mapping[str, FloatArray] | None = None,
           believed: dict[str, Stack] | None = None) -> CellSeen:
     """Returns a cell's reading: each label's best score over its stacks and their colours, the
     labels of one look shared by how well their stacks explain what changed on the cell (where
-    it was judged); notes in `believed` the stack the cell is read to hold."""
+    it was judged: its stacks' weights given); notes in `believed` the stack the cell is read
+    to hold."""
     table = paintings(model.kinds)
     totals = _totals(table, scores)
     best = _best(table, totals)
     looks = dict(zip(table.labels, table.looks))
     seen = grouped_reading(dict(zip(table.labels, best)), looks, model.label, {EMPTY: -EMPTY_PRIOR})
-    judged = (evidence or {}).get(model.patch.square, ())
-    weights = stack_weights(model, judged)
-    if judged:
-        seen = shared(seen, looks, dict(zip(table.labels, _best(table, weights[table.stack]))))
+    judged = (weights or {}).get(model.patch.square)
+    weight = judged if judged is not None else stack_weights(model.kinds, ())
+    if judged is not None:
+        seen = shared(seen, table, np.array(_best(table, weight[table.stack])))
     if believed is not None:
-        believed[model.patch.square] = _chosen(table, model.kinds, seen.label, weights[table.stack] + 1e-6 * totals)
+        believed[model.patch.square] = _chosen(table, model.kinds, seen.label, weight[table.stack] + 1e-6 * totals)
     return seen
 
 
@@ -182,27 +189,23 @@ def _chosen(table: Paintings, stacks: Sequence[Stack], label: str, values: Float
     return tuple((int(colour), size) for colour, (_, size) in zip(colours, stacks[int(table.stack[row])]))
 
 
-def stack_weights(model: CellModel, evidence: Sequence[Evidence]) -> FloatArray:
-    """Returns how likely each candidate stack of a cell is besides its colours (nats): a cost
-    per piece moved, and how well it explains what changed on the cell."""
-    stacks: Sequence[Stack] = model.kinds
-    costs = [-MOVE_COST * moved(stacks[model.current], stack) for stack in stacks]
+def stack_weights(stacks: Sequence[Stack], evidence: Sequence[Evidence]) -> FloatArray:
+    """Returns how likely each candidate stack of a cell (the current one first) is besides its
+    colours (nats): a cost per piece moved, and how well it explains what changed on the cell."""
+    costs = [-MOVE_COST * moved(stacks[0], stack) for stack in stacks]
     return np.array([cost + sum(item.log_likelihood(index) for item in evidence)
                      for index, cost in enumerate(costs)], np.float64)
 
 
-def shared(seen: CellSeen, looks: Mapping[str, Look], weights: Mapping[str, float]) -> CellSeen:
+def shared(seen: CellSeen, table: Paintings, weights: FloatArray) -> CellSeen:
     """Returns a reading whose looks keep their probability, each shared among its labels by
-    their weights (nats) instead of favouring the current one."""
-    groups: dict[Look, list[str]] = {}
-    for label, look in looks.items():
-        groups.setdefault(look, []).append(label)
-    probs: dict[str, float] = {}
-    for members in groups.values():
-        mass = sum(seen.probability(label) for label in members)
-        shares = probabilities({label: -weights[label] for label in members})
-        probs.update({label: mass * share for label, share in shares.items()})
-    kept = {label: p for label, p in probs.items() if p >= MIN_PROBABILITY}
+    their weights (nats, per label of the paintings) instead of favouring the current one."""
+    held = np.array([seen.probability(label) for label in table.labels])
+    probs = np.zeros(len(held))
+    for members in table.groups:
+        shares = np.exp(weights[members] - weights[members].max())
+        probs[members] = held[members].sum() * shares / shares.sum()
+    kept = {label: float(p) for label, p in zip(table.labels, probs) if p >= MIN_PROBABILITY}
     return CellSeen.from_probs(kept or {seen.label: seen.confidence})
 
 
@@ -221,9 +224,11 @@ def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None 
         return observe_stacks(BLOCKADE, scene, board, memory, new_memory, frame)
     now = picture(scene)
     scene = placed(kept.nesting, scene, now, board)
-    evidence = changes(kept.nesting, scene, now, board)
+    stacks = stacks_of(board)
+    weights = {square: stack_weights(candidates(stacks[square]), found)
+               for square, found in changes(kept.nesting, scene, now, board).items() if found}
     believed: dict[str, Stack] = {}
-    game = replace(BLOCKADE, read=partial(_read, evidence=evidence, believed=believed))
+    game = replace(BLOCKADE, read=partial(_read, weights=weights, believed=believed))
     seen = observe_stacks(game, scene, board, memory, new_memory, frame)
-    kept.nesting.reference = Reference(scene, now, believed)
+    remember(kept.nesting, scene, now, believed)
     return seen

@@ -4,16 +4,17 @@ A pyramid nested on one of its own colour shows, from above, the same faces at t
 in the same shade as the pyramid below it alone: colour cannot tell them apart. Its surface stands
 higher, though, and a camera that is not straight above the cell sees everything that rose moved
 away from the point under the camera by the rise times the parallax there (pixels per mm of
-height). Between the last still frame and this one the texture of each cell's top (the ridges
-between faces, the apex) is tracked: a shift and a colour offset are fitted by least squares
-(Lucas-Kanade, iterated, on lightly blurred frames, gradients averaged over both frames), only
-where the cell's own top shows and no neighbour, even one grown by a move, can lean in. Each
-candidate stack is cast along the same rays: how far its surface rose at every tracked sample
-moves that sample's texture by the rise times the parallax, and the fit, being linear in what it
-sees, predicts the shift it would measure (the samples' own gradients weigh their motion). The
-measured shift is scored against each prediction. The frame's noise is measured on the cells
-themselves (most do not change between two frames), and a prediction is given room in proportion
-to its size (the camera place, hence the parallax, is not exact).
+height). Between a still frame and a later one the lightness (the faces' shading draws the
+ridges; JPEG blurs colour) of each cell's top is tracked in two bands below its apex: a shift and
+an offset are fitted by least squares (Lucas-Kanade, iterated, on lightly blurred frames,
+gradients averaged over both frames), only where the cell's own top shows and no neighbour (even
+one grown by a move) can lean in. Each candidate stack moves each sample's texture by the rise of
+its surface straight above what the sample sees; tracking that motion, as if the frame had moved
+so, gives the shift the candidate predicts, and the measured shift is scored against it
+(Student's t: JPEG and noise now and then move a low-contrast top far more than its spread says).
+The frame's noise is measured on the cells themselves (most do not change between two frames),
+and a prediction is given room in proportion to its size (the camera place, hence the parallax,
+is not exact).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.observe.context import Scene, balanced_lab
-from vision.observe.stack_colours import FloatArray, IntArray
+from vision.observe.stack_colours import FloatArray
 from vision.observe.stacks import HALF, HEIGHT, X, Y, Z0, backdrop, cast, patch_points, pixels_per_mm
 from vision.pose import image_points
 
@@ -35,17 +36,19 @@ BLUR_PX = 1.0  # the frames are blurred this much (sigma) before tracking: noise
 STEP_PX = 0.7  # tracked samples are this far apart in the frame ...
 MIN_STEP_MM = 0.4  # ... but never closer on the mat than this
 BANDS_MM = ((0.0, 12.0), (12.0, 35.0))  # the top is tracked in bands this deep below the apex
-EDGE_PX = 2.0  # samples this close (frame pixels) to a piece's edge over another are not tracked
 MIN_SAMPLES = 30  # fewer tracked samples than this tell nothing
 ROUNDS = 5  # Lucas-Kanade iterations at most
 REMAP_ROW = 1024  # pixels sampled per row of a remap (OpenCV's maps are under 32767 wide)
 SETTLED_PX = 0.01  # an iteration moving the shift less than this ends the tracking
 MOST_PX = 4.0  # a shift beyond this is not a pyramid's parallax (tracking lost)
 CORRELATION = 8.0  # neighbouring samples share noise (blur, JPEG): the fit's variance times this
+NOISE_FLOOR = 0.3  # the least lightness noise of a sample (L): two identical frames still differ
 STILL_SPREAD = 1.39  # the median squared Mahalanobis distance of a shift that is only noise (2 axes)
 LEAST_CELLS = 5  # tracked cells needed to measure the frame's noise from them
 FLOOR_PX = 0.08  # the least spread of a measured shift (unmodelled changes of the frame)
 ROOM = 0.4  # a predicted shift may be off by this share of its size (camera place, scale)
+GRADIENT_TAPS = (np.array([0.5, 0.0]), np.array([-0.5, 0.0]), np.array([0.0, 0.5]), np.array([0.0, -0.5]))
+Sampler = Callable[[FloatArray], FloatArray]  # an image's lightness at some frame pixels
 TAILS = 4.0  # shifts are read with Student's t of this many degrees of freedom: JPEG and noise
              # in a low-contrast top now and then move one far more than its spread says
 
@@ -129,40 +132,17 @@ def picture(scene: Scene) -> Picture:
 def top_points(scene: Scene, square: str, blocks: FloatArray, neighbours: FloatArray,
                reach_mm: float) -> list[FloatArray]:
     """Returns, per band below the apex (BANDS_MM), the mat points (N x 2) whose rays show a
-    cell's own stack (its pyramids) there, in front of the given neighbouring pyramids, and not
-    by the edge of one of its pieces against another (a piece's outline over a lower piece
-    comes and goes with it rather than moving)."""
+    cell's own stack (its pyramids) there and meet none of the given neighbouring pyramids first."""
     step = max(STEP_PX / pixels_per_mm(scene, square), MIN_STEP_MM)
     points, _ = patch_points(scene, square, step, reach_mm)
     camera = scene.place.centre
     height = surface(blocks, points, camera)
     depth = float((blocks[:, Z0] + blocks[:, HEIGHT]).max(initial=0.0)) - height
     top = (depth < BANDS_MM[-1][1]) & (height > 0.0)
-    points, depth = points[top], depth[top]
+    points, depth, height = points[top], depth[top], height[top]
     behind = backdrop(neighbours, cast(neighbours, points, camera), len(points))
-    keep = (surface(blocks, points, camera) > behind.z) & _one_piece(scene, square, blocks, points)
-    return [np.asarray(points[keep & (depth >= low) & (depth < high)], np.float64) for low, high in BANDS_MM]
-
-
-def _one_piece(scene: Scene, square: str, blocks: FloatArray, points: FloatArray) -> NDArray[np.bool_]:
-    """Tells which mat points' rays, and those a little either side, that meet the stack all
-    meet the same piece first."""
-    camera = scene.place.centre
-    reach = EDGE_PX / pixels_per_mm(scene, square)
-    piece = _first(blocks, points, camera)
-    same = np.ones(len(points), bool)
-    for offset in ((reach, 0.0), (-reach, 0.0), (0.0, reach), (0.0, -reach)):
-        other = _first(blocks, points + offset, camera)
-        same &= (other == piece) | (other < 0)
-    return same
-
-
-def _first(blocks: FloatArray, points: FloatArray, camera: tuple[float, float, float]) -> IntArray:
-    """Returns which pyramid the ray through each mat point meets first (-1: none)."""
-    hits = cast(blocks, points, camera)
-    heights = np.where(hits.hit, hits.z, -np.inf)
-    first = heights.argmax(axis=0)
-    return np.asarray(np.where(np.isfinite(heights.max(axis=0, initial=-np.inf)), first, -1), np.int64)
+    shown = height > behind.z
+    return [np.asarray(points[shown & (depth >= low) & (depth < high)], np.float64) for low, high in BANDS_MM]
 
 
 def surface(blocks: FloatArray, points: FloatArray, camera: tuple[float, float, float]) -> FloatArray:
@@ -203,16 +183,14 @@ def pixels_of(scene: Scene, points: FloatArray) -> FloatArray:
 
 def _gradients(sample: Sampler, pixels: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Returns the gradients of an image along x and y at some pixels."""
-    across, down = np.array([0.5, 0.0]), np.array([0.0, 0.5])
-    return sample(pixels + across) - sample(pixels - across), sample(pixels + down) - sample(pixels - down)
+    count = len(pixels)
+    taps = sample(np.vstack([pixels + offset for offset in GRADIENT_TAPS])).reshape(4, count)
+    return taps[0] - taps[1], taps[2] - taps[3]
 
 
 def _design(along_x: FloatArray, along_y: FloatArray) -> FloatArray:
     """Returns the least-squares design of a shift (2) and a lightness offset."""
     return np.column_stack([along_x, along_y, np.ones(len(along_x))])
-
-
-Sampler = Callable[[FloatArray], FloatArray]
 
 
 def track(before: Picture, after: Picture, pixels: FloatArray) -> Track | None:
@@ -225,16 +203,22 @@ def track(before: Picture, after: Picture, pixels: FloatArray) -> Track | None:
         return None
     delta, design, residual = fitted
     inverse = np.linalg.inv(design.T @ design + 1e-9 * np.eye(3))
-    covariance = inverse[:2, :2] * float(np.mean(residual ** 2)) * CORRELATION
+    covariance = inverse[:2, :2] * max(float(np.mean(residual ** 2)), NOISE_FLOOR ** 2) * CORRELATION
     return Track(delta, np.asarray(covariance, np.float64))
 
 
-def predict(before: Picture, pixels: FloatArray, motion: FloatArray) -> FloatArray:
-    """Returns the shift tracking would measure if the texture at each pixel of a frame moved by
-    its own motion (N x 2 pixels): the frame is warped so, and tracked as a next frame is."""
-    if not np.any(motion):
-        return np.zeros(2)
-    fitted = _fit(before, pixels, lambda spots: before.at(spots - motion))
+def predict(before: Picture, pixels: FloatArray, motions: Sequence[FloatArray | None]) -> list[FloatArray | None]:
+    """Returns, for each motion of the texture at each pixel of a frame (N x 2 pixels; None:
+    not asked), the shift tracking would measure were the next frame moved so: the frame is
+    warped so and tracked as a next frame is."""
+    return [None if motion is None else np.zeros(2) if not np.any(motion) else _warped(before, pixels, motion)
+            for motion in motions]
+
+
+def _warped(before: Picture, pixels: FloatArray, motion: FloatArray) -> FloatArray:
+    """Returns the shift tracking measures from a frame to the frame with its texture at each
+    pixel moved by its own motion."""
+    fitted = _fit(before, pixels, lambda spots: before.at(spots - np.resize(motion, spots.shape)))
     return np.full(2, 2 * MOST_PX) if fitted is None else fitted[0]
 
 

@@ -3,11 +3,15 @@
 A pyramid nested on one of its own colour and size (or a Small on its colour's Large) changes
 nothing colour shows. It does change two things a camera sees: the top stands higher, so its
 texture moves by parallax (vision.observe.heights), and the stack's shadow reaches further across
-the mat (vision.observe.shadows). Both are read against the last frame the observer read, where
-that frame was read to show the stack the referee's position holds (a cell read as changed is
-judged again from the next frame on), and for each candidate stack that looks alike to colour
-(the same look) both say how well it explains what changed. The lights are fitted once per board
-fix, on the first frame read.
+the mat (vision.observe.shadows). Both are read on the cells the last frame read was read to show
+as the referee's position holds them (a cell read as changed is judged again from the next frame
+on): a cell's top is tracked from the first frame since which it was read to hold its stack, the
+shadows from the last frame. For each candidate stack that colour cannot tell from the current
+one (the same look) both say how well it explains what changed. Every cell's rise is read from
+the shadows at once, so a neighbour's shadow changing is not taken for its own. Per board fix, the
+first frame read chooses the camera place (vision.observe.pyramid_place) and fits the lights;
+where each cell is tracked, what its candidates predict there and its shadow per mm of rise are
+kept while the stacks around it stay.
 """
 
 from __future__ import annotations
@@ -56,12 +60,14 @@ class Evidence(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Reference:
-    """The last still frame read (its scene, and its picture ready to track) and the stack
-    (bottom first, colours chosen) each of its cells was read to hold."""
+    """The last still frame read (its scene, and its picture ready to track), the stack (bottom
+    first, colours chosen) each of its cells was read to hold, and, per cell, the picture of the
+    first frame since which it was read to hold that stack (its top is tracked from there)."""
 
     scene: Scene
     picture: Picture
     stacks: Mapping[str, Stack]
+    since: Mapping[str, Picture]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +89,18 @@ class Memory:
     lights: tuple[bytes, tuple[Light, ...]] | None = None
     place: tuple[bytes, CameraPlace] | None = None
     units: dict[Hashable, FloatArray] | None = None
+    open_mat: tuple[Hashable, NDArray[np.bool_]] | None = None
+    predictions: dict[Hashable, list[FloatArray | None]] | None = None
+
+
+def remember(memory: Memory, scene: Scene, now: Picture, stacks: Mapping[str, Stack]) -> None:
+    """Keeps a frame just read, and the stack each cell was read to hold, as the reference for
+    the next (a cell read to hold the same stack as before keeps the picture it is tracked from)."""
+    old = memory.reference
+    kept = old is not None and same_fix(old.scene, scene)
+    since = {square: old.since[square] if old is not None and kept and old.stacks.get(square) == layers
+             and square in old.since else now for square, layers in stacks.items()}
+    memory.reference = Reference(scene, now, dict(stacks), since)
 
 
 def fix_key(scene: Scene) -> bytes:
@@ -129,15 +147,24 @@ def changes(memory: Memory, scene: Scene, now: Picture, board: Mapping[str, Any]
 
 def tracked(memory: Memory, reference: Reference, scene: Scene, now: Picture, stacks: Mapping[str, Stack],
             judged: Sequence[str]) -> dict[str, list[Shift]]:
-    """Returns how each judged cell's opaque top moved since the last frame read, band by band."""
+    """Returns how each judged cell's opaque top moved since it was first read to hold its
+    stack, band by band (what each candidate predicts is kept while that holds)."""
     kept, memory.tracks = memory.tracks or {}, {}
+    predicted, memory.predictions = memory.predictions or {}, {}
     found: dict[str, list[Shift | None]] = {}
     for square in judged:
         if stacks[square][-1][0] == CLEAR:
             continue
         key = (fix_key(scene), square, stacks[square], tuple(sorted(near(square, stacks).items())))
         bands = memory.tracks[key] = kept.get(key) or tracking(scene, square, stacks)
-        found[square] = [_shift(reference.picture, now, band) for band in bands]
+        before = reference.since[square]
+        found[square] = []
+        for index, band in enumerate(bands):
+            measured = track(before, now, band.pixels)
+            if measured is not None:
+                known = (key, index, before)
+                memory.predictions[known] = predicted.get(known) or predict(before, band.pixels, band.motions)
+                found[square].append(shift_of(measured, memory.predictions[known]))
     return {square: [shift for shift in bands if shift is not None] for square, bands in calibrated(found).items()}
 
 
@@ -154,16 +181,6 @@ def tracking(scene: Scene, square: str, stacks: Mapping[str, Stack]) -> tuple[Tr
                    if same_look(layers, option) else None for option in candidates(layers)]
         bands.append(Tracking(pixels_of(scene, points), tuple(motions)))
     return tuple(bands)
-
-
-def _shift(before: Picture, now: Picture, where: Tracking) -> Shift | None:
-    """Returns how a band of a cell's top moved from one frame to the next and what each of its
-    candidate stacks of the current look predicts, or None if it cannot be tracked."""
-    found = track(before, now, where.pixels)
-    if found is None:
-        return None
-    return shift_of(found, [None if motion is None else predict(before, where.pixels, motion)
-                            for motion in where.motions])
 
 
 def rises(scene: Scene, square: str, layers: Stack, points: FloatArray, heights: FloatArray, apex: float) -> FloatArray:
@@ -245,7 +262,10 @@ def shadowed(memory: Memory, scene: Scene, before: Picture, now: Picture, stacks
     for square in stacks:
         key = (fix_key(scene), square, tuple(sorted(casting(scene, stacks, square, lights).items())))
         units[square] = memory.units[key] = kept[key] if key in kept else unit_darkening(scene, stacks, square, lights)
-    open_mat = ~hidden(scene, stacks, grid)
+    layout = (fix_key(scene), tuple(sorted(stacks.items())))
+    if memory.open_mat is None or memory.open_mat[0] != layout:
+        memory.open_mat = (layout, ~hidden(scene, stacks, grid))
+    open_mat = memory.open_mat[1]
     pixels = scene.view.to_image(grid[open_mat])
     change = brightness(now.at(pixels)) - brightness(before.at(pixels))
     rises = joint_rises(change, {square: unit[open_mat] for square, unit in units.items()},

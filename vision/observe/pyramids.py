@@ -168,6 +168,9 @@ def label_look(label: str) -> Look:
 
 def same_look(current: Stack, option: Stack) -> bool:
     """Tells whether a candidate stack, its new pieces of the current top's colour, looks like
-    the current stack to colour alone."""
-    top = current[-1][0] if current else 0
+    the current stack to colour alone (new pieces are of a mover's colour: on a clear or black
+    top they always show)."""
+    top = current[-1][0] if current else -1
+    if top not in MOVERS and any(colour < 0 for colour, _ in option):
+        return False
     return look_of(current) == look_of(painted(option, [top] * len(option)))

@@ -219,14 +219,14 @@ def joint_rises(change: FloatArray, units: Mapping[str, FloatArray], noise: floa
     if not squares:
         return {}
     design = np.column_stack([units[square] for square in squares] + [np.ones(len(change))])
-    normal = design.T @ design + RIDGE * np.eye(len(squares) + 1)
-    inverse = np.linalg.inv(normal)
-    solution = inverse @ design.T @ change
+    gram = design.T @ design
+    inverse = np.linalg.inv(gram + RIDGE * np.eye(len(squares) + 1))
+    solution = inverse @ (design.T @ change)
     residual = change - design @ solution
     spread = max(float(1.4826 * np.median(np.abs(residual))), noise)
     deviations = spread * np.sqrt(np.maximum(np.diag(inverse), 0.0) * CORRELATION)
     return {square: (float(solution[index]), float(deviations[index])) for index, square in enumerate(squares)
-            if float(units[square] @ units[square]) > 0.0}
+            if gram[index, index] > 0.0}
 
 
 def calibrated_rises(found: Mapping[str, Darkening]) -> dict[str, Darkening]:

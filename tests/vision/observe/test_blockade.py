@@ -27,6 +27,7 @@ from vision.infer import read_change, visible_moves
 from vision.observation import Observation
 from vision.observe import blockade
 from vision.observe.context import ObserveError
+from vision.observe.pyramids import same_look
 from vision.render.record import PRESETS
 
 GAME = get_game("blockade")
@@ -149,6 +150,13 @@ def test_a_small_nested_on_a_small_is_read_and_the_move_with_it() -> None:
     assert seen.labels()["b1"] == "green-S/green-S/green-L" and seen.labels()["b2"] == "green-L"
     reading = read_change(GAME, state, seen)
     assert (reading.kind, reading.moves) == ("move", ("b2-b1",)), reading.message()
+
+
+def test_only_pieces_nested_on_their_colour_look_alike() -> None:
+    red_large, red_small = ((0, "L"),), ((0, "L"), (0, "S"))
+    assert same_look(red_small, red_large) and same_look(red_large, ((0, "L"), (-1, "S")))
+    assert not same_look(((5, "L"),), ((5, "L"), (-1, "S")))  # on a clear top a mover shows
+    assert not same_look(red_large, ((0, "L"), (-1, "M"), (-1, "S"), (blockade.BLACK, "L")))
 
 
 def test_bad_input_raises_one_clear_error() -> None:

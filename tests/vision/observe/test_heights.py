@@ -45,17 +45,20 @@ def test_too_few_samples_or_a_lost_track_give_nothing() -> None:
 
 def test_a_uniform_motion_predicts_itself_and_none_predicts_no_shift() -> None:
     pixels = spots()
-    assert predict(ridges(), pixels, np.zeros((len(pixels), 2))) == pytest.approx([0.0, 0.0])
-    moved = np.tile([0.5, -0.4], (len(pixels), 1))
-    assert predict(ridges(), pixels, moved) == pytest.approx([0.5, -0.4], abs=0.03)
+    still, small, large, unasked = predict(ridges(), pixels, [
+        np.zeros((len(pixels), 2)), np.tile([0.3, -0.2], (len(pixels), 1)),
+        np.tile([1.5, -1.0], (len(pixels), 1)), None])
+    assert still == pytest.approx([0.0, 0.0]) and unasked is None
+    assert small == pytest.approx([0.3, -0.2], abs=0.03)
+    assert large == pytest.approx([1.5, -1.0], abs=0.05)
 
 
-def test_a_motion_of_part_of_the_top_predicts_what_tracking_measures() -> None:
+def test_a_motion_of_part_of_the_top_predicts_less_than_that_motion() -> None:
     pixels = spots()
     near = np.hypot(pixels[:, 0] - 32.0, pixels[:, 1] - 30.0) < 6.0
-    motion = np.where(near[:, None], [0.8, 0.0], [0.0, 0.0])
-    predicted = predict(ridges(), pixels, motion)
-    assert 0.05 < predicted[0] < 0.8 and abs(predicted[1]) < 0.1
+    motion = np.where(near[:, None], [1.6, 0.0], [0.0, 0.0])
+    predicted = predict(ridges(), pixels, [motion])[0]
+    assert predicted is not None and 0.1 < predicted[0] < 1.6 and abs(predicted[1]) < 0.2
 
 
 def test_the_likelihood_prefers_the_candidate_that_predicts_the_shift() -> None:
