@@ -33,6 +33,7 @@ import numpy as np
 
 from rules.registry import get_game
 from bench.report import parse_sizes, print_results, size_label, summary
+from pi.pipeline import OBSERVER_MODULES
 from vision.board import BoardTracker
 from vision.kit import kit_named
 from vision.observe.context import prepare
@@ -40,8 +41,6 @@ from vision.pose import locate_camera
 from vision.render.record import PRESETS
 from vision.render.scene import Renderer
 
-OBSERVERS = {"block-arena": "block_arena", "block-pt": "block_pt", "tuned": "tuned",
-             "blockade": "blockade", "block-block": "block_block"}
 STEPS = ("recheck", "place", "prepare", "observe cold", "observe moved", "observe same", "still path")
 Clock = Callable[[], float]
 
@@ -56,7 +55,7 @@ def timed(function: Callable[[], Any], clock: Clock) -> tuple[float, Any]:
 def observer(game: str) -> ModuleType | None:
     """Returns a game's observer module, or None when it is not written yet."""
     try:
-        return importlib.import_module(f"vision.observe.{OBSERVERS[game]}")
+        return importlib.import_module(f"vision.observe.{OBSERVER_MODULES[game]}")
     except ModuleNotFoundError:
         return None
 
@@ -118,7 +117,7 @@ def run(games: list[str], preset: str, sizes: list[tuple[int, int]], count: int,
 def main() -> None:
     """Parses the options, runs the bench and prints the table (or JSON)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", default=",".join(OBSERVERS), help="comma-separated game names")
+    parser.add_argument("--games", default=",".join(OBSERVER_MODULES), help="comma-separated game names")
     parser.add_argument("--preset", default="high-cool", choices=list(PRESETS))
     parser.add_argument("--sizes", default="640x480,1280x960", help="comma-separated frame sizes, WIDTHxHEIGHT")
     parser.add_argument("--frames", type=int, default=10, help="positions per game")
@@ -128,9 +127,9 @@ def main() -> None:
     parser.add_argument("--cpu", action="store_true",
                         help="time with the process's CPU clock (steadier on a busy machine)")
     args = parser.parse_args()
-    unknown = sorted(set(args.games.split(",")) - set(OBSERVERS))
+    unknown = sorted(set(args.games.split(",")) - set(OBSERVER_MODULES))
     if unknown:
-        parser.error(f"unknown game {unknown[0]!r}; choose from {', '.join(OBSERVERS)}")
+        parser.error(f"unknown game {unknown[0]!r}; choose from {', '.join(OBSERVER_MODULES)}")
     try:
         sizes = parse_sizes(args.sizes)
     except ValueError as error:

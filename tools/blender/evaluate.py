@@ -12,13 +12,13 @@ the position after it, listing the misread cells.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 from pathlib import Path
 from typing import Any
 
 import cv2
 
+from pi.pipeline import observer_for
 from pi.replay import replay
 from vision.board import BoardTracker
 from vision.expect import expected_view
@@ -27,8 +27,6 @@ from vision.observe.context import prepare
 from vision.pose import locate_camera
 from vision.render.record import script_for
 
-OBSERVERS = {"block-arena": "block_arena", "block-pt": "block_pt", "tuned": "tuned",
-             "blockade": "blockade", "block-block": "block_block"}
 LOCK_FRAMES = 3
 
 
@@ -48,12 +46,12 @@ def replay_report(directory: Path, truth: dict[str, Any]) -> dict[str, Any]:
 def cell_report(directory: Path, game: dict[str, Any], truth: dict[str, Any]) -> dict[str, Any]:
     """Returns the share of cells read right on the settled frames, and every misread cell."""
     kit = kit_named(game.get("kit", "default"))
-    observer = importlib.import_module(f"vision.observe.{OBSERVERS[game['game']]}")
+    observe, memory = observer_for(game["game"], kit)
     script = script_for(game["game"], game.get("variant"), truth["moves"])
     tracker = BoardTracker(kit, kit.mat(game["game"], game.get("variant")))
     for number in range(1, LOCK_FRAMES + 1):
         tracker.update(_frame(directory, number))
-    memory, cells, misread = observer.new_memory(kit), 0, []
+    cells, misread = 0, []
     for label in truth["labels"]:
         frame = _frame(directory, label["settled"])
         fix = tracker.update(frame)
@@ -61,7 +59,7 @@ def cell_report(directory: Path, game: dict[str, Any], truth: dict[str, Any]) ->
             misread.append({"ply": label["ply"], "error": f"board not found: {fix.message}"})
             continue
         before, after = script.positions[label["ply"] - 1], script.positions[label["ply"]]
-        seen = observer.observe(prepare(frame, fix.view, locate_camera(fix.view), kit), before, memory)
+        seen = observe(prepare(frame, fix.view, locate_camera(fix.view), kit), before, memory)
         expected = expected_view(game["game"], after)
         cells += len(expected)
         misread += [{"ply": label["ply"], "move": label["move"], "square": square, "truth": expected[square],
