@@ -1,12 +1,13 @@
 """The frame loop shared by `blockref run`, `replay` and `demo`: camera to referee to session.
 
 Per frame: a bad frame or a lost board is a status (an alert when it changes), never a move; the
-board fix feeds the scene gate on the rectified board region; when the scene becomes still after
-a change (or a `done` arrives), the observer reads every cell and the referee's inference
-explains the change with legal moves, which the session checks, journals and publishes. The
-inference runs on a belief (vision/belief.py, kept in step by pi/beliefs.py): when moves look
-alike it keeps them all and reports one; when a later observation shows another was played, the
-reported moves are taken back (journalled undos) and that one's moves played as corrections.
+board fix feeds the scene gate on the rectified board region; when the scene becomes still after a
+change (or a `done` arrives, or a recording ends: `finish`), the observer reads every cell and the
+referee's inference explains the change with legal moves, which the session checks, journals and
+publishes. The inference runs on a belief (vision/belief.py, kept in step by pi/beliefs.py): when
+moves look alike it keeps them all and reports one; when a later observation shows another was
+played, the reported moves are taken back (journalled undos) and that one's moves played as
+corrections.
 In the records a rewind shows only as a `move` whose `ply` is not one more than the last: the
 move list is always the moves up to `ply` - 1, then that move.
 Events the camera cannot see (a Blockade roll, a `done` button) come in through `on_event`.
@@ -172,6 +173,19 @@ class Pipeline:
             else:
                 self._alert(frame_number, "input", "done pressed, but no move was seen and "
                                                    "passing is not allowed now")
+
+    def finish(self) -> None:
+        """Ends the frames (a recording's end): a change the gate saw settle, but not yet for its
+        whole window, is read as a `done` would read it (no `end` or `pass` played); if the last
+        frame still moved, says so and reads nothing; a lost board has already said so."""
+        last, over = self.last_frame, self.session.game.outcome(self.session.state) is not None
+        if last is None or over or self.gate.state is GateState.STILL or self.trouble in ("camera", "board"):
+            return
+        if self.gate.quiet_frames > 0:
+            self._read(last.number, self.gate.force_still())
+        else:
+            self._report_trouble(last.number, "moving", "the frames end while the board is still "
+                                                        "moving: its last change is not read")
 
     # -- reading -------------------------------------------------------------------------
 

@@ -34,7 +34,8 @@ def attach_leds(session: Session) -> LedListener:
 
 
 def drive(pipeline: Pipeline, recording: Recording, source: RecordedSource) -> None:
-    """Feeds every frame and event of a recording to the pipeline, in frame order."""
+    """Feeds every frame and event of a recording to the pipeline, in frame order, then ends the
+    frames (the last move is read if the recording ends on a scene settling: Pipeline.finish)."""
     events = list(recording.events)
     for frame in source:
         while events and events[0].frame <= frame.number and events[0].kind == "roll":
@@ -46,6 +47,7 @@ def drive(pipeline: Pipeline, recording: Recording, source: RecordedSource) -> N
             pipeline.on_event(event.frame, event.kind, event.value)
     for event in events:
         pipeline.on_event(event.frame, event.kind, event.value)
+    pipeline.finish()
 
 
 def replay(directory: str | Path, sink: Callable[[Record], None],

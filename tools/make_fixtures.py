@@ -19,9 +19,6 @@ from vision.infer import visible_moves
 from vision.render.record import Timing, preset, record_game
 
 TIMING = Timing(fps=10.0, lead=2, still=3, approach=2, leave=2, pause=1)
-# Under a low camera the leaving hand stays in the gate's region until its last frame, so the
-# frame after it still shows motion and the gate needs one more still frame after the last move.
-LOW_TIMING = replace(TIMING, still=4)
 SIZE = (640, 480)
 JPEG_QUALITY = 80
 QUIET = {"pass", "end"}
@@ -29,7 +26,7 @@ QUIET = {"pass", "end"}
 
 @dataclass(frozen=True)
 class Spec:
-    """One fixture: its folder name, game, variant, preset, seed, number of moves and timing."""
+    """One fixture: its folder name, game, variant, preset, seed and number of moves."""
 
     name: str
     game: str
@@ -37,12 +34,11 @@ class Spec:
     preset: str
     seed: int
     plies: int
-    timing: Timing = TIMING
 
 
 SPECS = (
     Spec("block-arena-9x9-neutral", "block-arena", "9x9", "neutral", 1, 12),
-    Spec("block-arena-7x7-warm", "block-arena", "7x7", "low-warm-tilted", 2, 10, LOW_TIMING),
+    Spec("block-arena-7x7-warm", "block-arena", "7x7", "low-warm-tilted", 2, 10),
     Spec("block-arena-9x9-cool", "block-arena", "9x9", "high-cool", 11, 11),
     Spec("block-pt-cool", "block-pt", None, "high-cool", 3, 12),
     Spec("block-pt-dim", "block-pt", None, "dim-noisy", 4, 12),
@@ -69,14 +65,6 @@ def choose(legal: list[str], seen: set[str], rng: random.Random, moves_this_turn
     return rng.choice(active)
 
 
-def closed(game: Any, state: Any, moves: list[str]) -> list[str]:
-    """Returns the moves with a Blockade turn left open at the end closed by `end`, as players
-    do with the done button (the last piece move is then read when the turn ends)."""
-    if "end" in game.legal(state) and moves and moves[-1] not in QUIET and not moves[-1].startswith("roll:"):
-        return moves + ["end"]
-    return moves
-
-
 def moves_for(spec: Spec) -> list[str]:
     """Returns a seeded random move list of the spec's length (shorter if the game ends)."""
     game = get_game(spec.game, spec.variant)
@@ -89,7 +77,7 @@ def moves_for(spec: Spec) -> list[str]:
         in_turn = 0 if move in QUIET or move.startswith("roll:") else in_turn + 1
         state = game.apply(state, move)
         moves.append(move)
-    return closed(game, state, moves)
+    return moves
 
 
 def main() -> None:
@@ -106,7 +94,7 @@ def main() -> None:
         camera, light = preset(spec.preset)
         camera = replace(camera, jpeg_quality=min(camera.jpeg_quality, JPEG_QUALITY))
         summary = record_game(spec.game, spec.variant, moves_for(spec), target, camera=camera,
-                              light=light, seed=spec.seed, size=SIZE, timing=spec.timing)
+                              light=light, seed=spec.seed, size=SIZE, timing=TIMING)
         print(spec.name, summary["frames"], "frames", summary["moves"], "moves")
 
 

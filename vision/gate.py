@@ -182,6 +182,11 @@ class SceneGate:
         self._quiet += 1
         return self._settle(small)
 
+    @property
+    def quiet_frames(self) -> int:
+        """Returns how many frames in a row, up to the last one, showed no motion and no hand."""
+        return self._quiet
+
     def force_still(self) -> StillEvent:
         """Declares the scene still now (a `done` button) and returns the event to observe on."""
         if self._previous is None:
