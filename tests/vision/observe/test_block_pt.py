@@ -112,29 +112,6 @@ def test_a_scene_of_another_game_is_refused(scene: tuple[Scene, dict[str, Any]])
         block_arena.observe(frame, board)
 
 
-@pytest.mark.parametrize("board, words", [
-    ({"size": 5, "cells": {}, "off": {}}, "5x5"),
-    ({"size": 9, "cells": {"j1": []}, "off": {}}, "j1"),
-    ({"size": 9, "cells": {"a1": [{"kind": "block", "colour": "light"}]}, "off": {}}, "a1"),
-    (None, "position"),
-])
-def test_a_bad_position_is_refused_and_the_memory_is_untouched(scene: tuple[Scene, dict[str, Any]],
-                                                                board: Any, words: str) -> None:
-    frame, _ = scene
-    memory = block_pt.new_memory(KIT)
-    before = {name: memory.lab(name).copy() for name in memory.names}
-    with pytest.raises(ObserveError, match=words):
-        block_pt.observe(frame, board, memory)
-    assert all(np.array_equal(memory.lab(name), before[name]) for name in memory.names)
-    assert memory.geometries == {} and memory.placed is None
-
-
-def test_a_memory_of_another_game_is_refused(scene: tuple[Scene, dict[str, Any]]) -> None:
-    frame, board = scene
-    with pytest.raises(ObserveError, match="memory"):
-        block_pt.observe(frame, board, block_arena.new_memory(KIT))
-
-
 @pytest.mark.slow
 def test_a_longer_sweep_stays_above_99_percent() -> None:
     every = [sight for index, preset in enumerate(PRESETS)
