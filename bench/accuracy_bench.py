@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.replay_bench import fixtures
-from bench.report import print_table
+from bench.report import add_options, print_table
 from pi.replay import replay
 
 COLUMNS = (("right", "right", ".0f"), ("total", "total", ".0f"), ("false", "false", ".0f"),
@@ -53,7 +53,7 @@ def main() -> None:
     """Replays every recording given (or every fixture) and prints the accuracy table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directories", nargs="*", type=Path)
-    parser.add_argument("--json", action="store_true", help="print the rows as one JSON object")
+    add_options(parser)
     args = parser.parse_args()
     rows: dict[str, dict[str, float]] = {}
     games: dict[str, dict[str, float]] = {}

@@ -22,9 +22,9 @@ import argparse
 import json
 import random
 import statistics
-import time
 from typing import Any, Callable
 
+from bench.report import JSON_ALSO, add_options, clock_of
 from rules import get_game
 from rules.core import Game
 from tests.vision.play import piece_turn
@@ -86,11 +86,9 @@ def main() -> None:
     """Runs the benchmark and prints the table (and JSON on request)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2, help="random games per game")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--cpu", action="store_true", help="time with the process CPU clock")
-    parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    add_options(parser, seed=True, cpu=True, json_help=JSON_ALSO)
     args = parser.parse_args()
-    figures = run(args.games, args.seed, time.process_time if args.cpu else time.perf_counter)
+    figures = run(args.games, args.seed, clock_of(args))
     print(f"{'series':22} {'median ms':>10} {'p90 ms':>10} {'n':>6}  target")
     for series, row in figures.items():
         verdict = "met" if row["median_ms"] < TARGET_MS else "MISSED"

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from bench.report import TIMES, parse_sizes, print_table, size_label, summary
+from bench.report import JSON_ALSO, TIMES, add_options, parse_sizes, print_table, size_label, summary
 from bench.rules_bench import percentile
 from pi.events import Event, EventLog
 from pi.journal import Journal
@@ -193,8 +193,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=2000, help="moves to play per backend")
     parser.add_argument("--game", default="block-pt", choices=game_names())
     parser.add_argument("--variant", default=None)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    add_options(parser, seed=True, json_help=JSON_ALSO)
     parser.add_argument("--lifted", action="store_true", help="time the lift watch instead (see above)")
     parser.add_argument("--sizes", default="640x480,1280x960", help="frame sizes for --lifted")
     args = parser.parse_args()

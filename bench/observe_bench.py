@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import random
-import time
 from types import ModuleType
 from dataclasses import replace
 from typing import Any, Callable
@@ -32,7 +31,7 @@ import cv2
 import numpy as np
 
 from rules.registry import get_game
-from bench.report import parse_sizes, print_results, size_label, summary
+from bench.report import add_options, clock_of, parse_sizes, print_results, size_label, summary
 from pi.pipeline import OBSERVER_MODULES
 from vision.board import BoardTracker
 from vision.kit import kit_named
@@ -121,11 +120,7 @@ def main() -> None:
     parser.add_argument("--preset", default="high-cool", choices=list(PRESETS))
     parser.add_argument("--sizes", default="640x480,1280x960", help="comma-separated frame sizes, WIDTHxHEIGHT")
     parser.add_argument("--frames", type=int, default=10, help="positions per game")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=1, help="OpenCV threads")
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead")
-    parser.add_argument("--cpu", action="store_true",
-                        help="time with the process's CPU clock (steadier on a busy machine)")
+    add_options(parser, seed=True, threads=True, cpu=True)
     args = parser.parse_args()
     unknown = sorted(set(args.games.split(",")) - set(OBSERVER_MODULES))
     if unknown:
@@ -136,8 +131,7 @@ def main() -> None:
         parser.error(str(error))
     cv2.setNumThreads(args.threads)
     np.random.seed(args.seed)
-    clock = time.process_time if args.cpu else time.perf_counter
-    results = run(args.games.split(","), args.preset, sizes, args.frames, args.seed, clock)
+    results = run(args.games.split(","), args.preset, sizes, args.frames, args.seed, clock_of(args))
     print_results(results, args.json, 44)
 
 

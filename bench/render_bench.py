@@ -18,6 +18,7 @@ import statistics
 import time
 from dataclasses import replace
 
+from bench.report import JSON_ALSO, add_options
 from bench.rules_bench import percentile
 from rules import all_games
 from vision.render.record import PRESETS, Planner, Timing, script_for
@@ -58,8 +59,7 @@ def main() -> None:
     parser.add_argument("--size", default="640x480", help="frame size WxH (default 640x480)")
     parser.add_argument("--moves", type=int, default=12, help="random moves per game (default 12)")
     parser.add_argument("--presets", default="neutral,dim-noisy", help="comma-separated presets")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    add_options(parser, seed=True, json_help=JSON_ALSO)
     args = parser.parse_args()
     width, height = (int(part) for part in args.size.split("x"))
     figures: dict[str, dict[str, float]] = {}

@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 from pathlib import Path
 from typing import Callable
 
 import cv2
 
-from bench.report import print_table, size_label
+from bench.report import add_options, clock_of, print_table, size_label
 from pi.replay import replay
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,18 +67,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fixtures", default="", help="comma-separated recorded game directories")
     parser.add_argument("--repeats", type=int, default=3, help="replays per fixture")
-    parser.add_argument("--threads", type=int, default=1, help="OpenCV threads")
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead")
-    parser.add_argument("--cpu", action="store_true",
-                        help="time with the process's CPU clock (steadier on a busy machine)")
+    add_options(parser, threads=True, cpu=True)
     args = parser.parse_args()
     chosen = [Path(item) for item in args.fixtures.split(",") if item] or fixtures()
     missing = [str(path) for path in chosen if not (path / "game.json").is_file()]
     if missing or args.repeats < 1:
         parser.error(f"not a recorded game: {missing[0]}" if missing else "--repeats must be 1 or more")
     cv2.setNumThreads(args.threads)
-    clock = time.process_time if args.cpu else time.perf_counter
-    results = {f"{path.name} {frame_size(path)}": time_replay(path, args.repeats, clock) for path in chosen}
+    results = {f"{path.name} {frame_size(path)}": time_replay(path, args.repeats, clock_of(args)) for path in chosen}
     print_table(results, COLUMNS, args.json, 32)
 
 

@@ -1,12 +1,35 @@
-"""Shared summary and table printing for the timing benchmarks."""
+"""Shared options, summary and table printing for the timing benchmarks."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
+import time
+from typing import Callable
 
 Columns = tuple[tuple[str, str, str], ...]  # (key, heading, format) of each column after the label
 TIMES: Columns = (("median_ms", "median ms", ".2f"), ("p90_ms", "p90 ms", ".2f"), ("count", "n", ".0f"))
+JSON_ALSO = "also print the figures as JSON"
+JSON_ONLY = "print one JSON object instead"
+
+
+def add_options(parser: argparse.ArgumentParser, *, seed: bool = False, threads: bool = False,
+                cpu: bool = False, json_help: str = JSON_ONLY) -> None:
+    """Adds the options the benchmarks share: --json, and --seed, --threads and --cpu where asked."""
+    if seed:
+        parser.add_argument("--seed", type=int, default=1)
+    if threads:
+        parser.add_argument("--threads", type=int, default=1, help="OpenCV threads")
+    parser.add_argument("--json", action="store_true", help=json_help)
+    if cpu:
+        parser.add_argument("--cpu", action="store_true",
+                            help="time with the process's CPU clock (steadier on a busy machine)")
+
+
+def clock_of(args: argparse.Namespace) -> Callable[[], float]:
+    """Returns the clock --cpu chooses: the process's CPU clock, else the wall clock."""
+    return time.process_time if args.cpu else time.perf_counter
 
 
 def summary(samples: list[float]) -> dict[str, float]:

@@ -15,6 +15,7 @@ import statistics
 import time
 from typing import Any
 
+from bench.report import JSON_ALSO, add_options
 from rules import all_games
 from rules.core import Game
 
@@ -68,8 +69,7 @@ def main() -> None:
     """Runs the benchmark and prints the table (and JSON on request)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10, help="random games per game/variant")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    add_options(parser, seed=True, json_help=JSON_ALSO)
     args = parser.parse_args()
     figures = run(args.games, args.seed)
     print(f"{'series':36} {'median ms':>10} {'p99 ms':>10} {'n':>7}  target")

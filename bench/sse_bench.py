@@ -26,6 +26,7 @@ from multiprocessing.synchronize import Event as EventType
 from pathlib import Path
 from typing import Any
 
+from bench.report import JSON_ALSO, add_options
 from bench.rules_bench import percentile
 from pi.journal import Journal
 from pi.session import Session
@@ -144,7 +145,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=20, help="moves to play (at most 400)")
     parser.add_argument("--gap", type=float, default=0.05, help="seconds between moves")
     parser.add_argument("--timeout", type=float, default=60.0, help="bound on the whole run")
-    parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    add_options(parser, json_help=JSON_ALSO)
     args = parser.parse_args()
     if not 1 <= args.clients <= 500 or not 1 <= args.moves <= 400 or args.timeout <= 0 or args.gap < 0:
         parser.error("need 1-500 clients, 1-400 moves, a positive timeout and a gap >= 0")

@@ -20,7 +20,6 @@ motion check 0.23 ms; a Pi 4 is roughly 4-8x slower.
 from __future__ import annotations
 
 import argparse
-import time
 from typing import Any, Callable
 
 import cv2
@@ -28,7 +27,7 @@ import numpy as np
 
 from pi.pipeline import GATE_MARGIN_MM, GATE_PX_PER_MM
 from tests.vision import synth
-from bench.report import print_results, size_label, summary
+from bench.report import add_options, clock_of, print_results, size_label, summary
 from vision.board import BoardTracker
 from vision.gate import SceneGate
 from vision.kit import kit_named
@@ -130,14 +129,10 @@ def main() -> None:
     """Parses the options, runs the bench and prints the table (or JSON)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=30, help="frames (camera poses) per size")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=1, help="OpenCV threads")
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead")
-    parser.add_argument("--cpu", action="store_true",
-                        help="time with the process's CPU clock (steadier on a busy machine)")
+    add_options(parser, seed=True, threads=True, cpu=True)
     args = parser.parse_args()
     cv2.setNumThreads(args.threads)
-    results = run(args.frames, args.seed, time.process_time if args.cpu else time.perf_counter)
+    results = run(args.frames, args.seed, clock_of(args))
     print_results(results, args.json, 28)
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import time
 
 import pytest
 
-from bench.report import parse_sizes, print_results, print_table, size_label, summary
+from bench.report import add_options, clock_of, parse_sizes, print_results, print_table, size_label, summary
 
 
 def test_summary_gives_the_median_the_90th_percentile_and_the_count() -> None:
@@ -37,3 +39,21 @@ def test_results_print_as_one_json_object(capsys: pytest.CaptureFixture[str]) ->
     results = {"gate 640x480": summary([1.0, 2.0])}
     print_results(results, True, 20)
     assert json.loads(capsys.readouterr().out) == results
+
+
+def test_the_shared_options_have_their_defaults_and_cpu_chooses_the_clock() -> None:
+    parser = argparse.ArgumentParser()
+    add_options(parser, seed=True, threads=True, cpu=True)
+    args = parser.parse_args([])
+    assert (args.seed, args.threads, args.json, args.cpu) == (1, 1, False, False)
+    assert clock_of(args) is time.perf_counter
+    args = parser.parse_args(["--seed", "7", "--threads", "2", "--json", "--cpu"])
+    assert (args.seed, args.threads, args.json) == (7, 2, True) and clock_of(args) is time.process_time
+
+
+def test_only_the_shared_options_asked_for_are_added() -> None:
+    parser = argparse.ArgumentParser()
+    add_options(parser)
+    assert parser.parse_args(["--json"]).json
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--seed", "3"])
