@@ -55,7 +55,7 @@ SPECS = (
     Spec("block-pt-real-bright", "block-pt", None, "bright", 23, 10),
     Spec("block-pt-real-dim", "block-pt", None, "dim", 24, 10),
     Spec("tuned-real-warm", "tuned", None, "low-warm", 25, 12),
-    Spec("tuned-real-cool", "tuned", None, "large-cool", 26, 12),
+    Spec("tuned-real-cool", "tuned", None, "large-cool", 29, 40),
     Spec("blockade-real-neutral", "blockade", None, "neutral", 27, 12),
     Spec("blockade-real-warm", "blockade", None, "tilted-warm", 29, 11),
     Spec("block-block-real-cool", "block-block", "default", "daylight", 31, 8),
