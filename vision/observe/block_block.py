@@ -26,10 +26,10 @@ from vision.expect import ViewError, expected_view
 from vision.kit import Kit
 from vision.observation import EMPTY, CellSeen, Observation
 from vision.observe.block_block_looks import (
-    GAME, BlockBlockMemory, Looks, calibrate, check_kit, floored, kinds, neighbour_cube, plain_ground, ray_colours,
-    require_memory, same_looks, side_colours, student_looks, surfaces, trusted,
+    GAME, BlockBlockMemory, Looks, Surfaces, calibrate, check_kit, exposure, floored, kinds, neighbour_cube,
+    plain_ground, ray_colours, require_memory, same_looks, side_colours, student_looks, surfaces, trusted,
 )
-from vision.observe.block_block_rays import FloatArray, IntArray, Rays, cast, ray_grid, ray_region, within
+from vision.observe.block_block_rays import BoolArray, FloatArray, IntArray, Rays, cast, ray_grid, ray_region, within
 from vision.observe.block_block_place import (
     PLACE_TEMPERATURE, Placing, family_place, family_range, fit, placed, unknown,
 )
@@ -51,6 +51,7 @@ MIN_LISTED, GEOMETRIES = 1e-6, 4  # least listed probability; ray sets kept
 SAME_VIEW_PX, REFIT_CUBES = 2.0, 2  # a view's place is kept while its grid stays this close
 REGION_PAD_MM = 20.0  # the ray region's margin for a place fitted a little sideways
 VIEW_WEIGHTS = (2.0, 1.0, 1.0)  # the prior weights of the fitted place and one doubt either side
+PARALLAX_PX, MOST_TEMPERING = 1.5, 25.0  # one cube moving a top's corner less than this is tempered
 
 
 def read_columns(board: Mapping[str, Any], squares: list[str]) -> list[Column]:
@@ -175,6 +176,7 @@ class Frame:
     sight: Sight
     colours: IntArray  # each column's side colours (columns x levels x sides)
     boxes: FloatArray  # each column's footprint
+    tempering: FloatArray  # each cell's (parallax_tempering)
 
 
 def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None = None,
@@ -194,7 +196,7 @@ def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None 
     store = require_memory(memory, scene.kit)
     ready = look_at(scene, board, columns, store)
     cells = search_cells(ready.sight, columns, scene.squares(), [scene.cell_centre(s) for s in scene.squares()],
-                         LEVELS_AHEAD)
+                         LEVELS_AHEAD, ready.tempering)
     probs = read_cells(ready, cells, columns)  # labels left out count as very unlikely
     seen = Observation(GAME, {square: CellSeen.from_probs(
         {label: min(p, 1.0 - MIN_LISTED) for label, p in zip(cell.labels, chance.tolist()) if p >= MIN_LISTED})
@@ -217,19 +219,40 @@ def look_at(scene: Scene, board: Mapping[str, Any], columns: list[Column], memor
     region = ray_region(boxes, places + ends, widest) + REGION_PAD_MM * np.array([-1, 1, -1, 1])
     rays = within(cached_rays(memory, boxes, region, places[0], widest), reach)
     colours = side_colours(board, scene.squares(), int(reach.max() / cube) + 1)
-    look = calibrated(scene, memory, rays, columns, cube)
+    look, steady = calibrated(scene, memory, rays, columns, cube, refit)
     if refit:
-        placing = remember_place(memory, scene, fit(view, anchor, place_score(look, rays, columns, cube, boxes,
+        placing = remember_place(memory, scene, fit(view, anchor, place_score(steady, rays, columns, cube, boxes,
                                                                                colours)), cubes)
         rays = within(cached_rays(memory, boxes, region, placed(view, anchor, placing), widest), reach)
     temperature = TEMPERATURE * (1.0 if fitted or refit else UNFITTED_TEMPERING)
     sight = sight_of(rays, look, colours, columns, cube, temperature)
-    return Frame(scene, memory, placing, (region, widest, reach), sight, colours, boxes)
+    tempering = parallax_tempering(scene, placed(view, anchor, placing), columns, cube)
+    return Frame(scene, memory, placing, (region, widest, reach), sight, colours, boxes, tempering)
 
 
-def calibrated(scene: Scene, memory: BlockBlockMemory, rays: Rays, columns: list[Column], cube: float) -> Looks:
+def parallax_tempering(scene: Scene, place: CameraPlace, columns: list[Column], cube: float) -> FloatArray:
+    """Returns per cell how much more its candidates' rays are tempered where one more cube moves
+    its top's farthest corner by less than PARALLAX_PX pixels: straight below the camera a taller
+    top only grows by a sub-pixel amount, within the blur and the pose error."""
+    grid = scene.view.mat.grid_corners()
+    px_per_mm = float(np.linalg.norm(np.diff(scene.view.to_image(grid[:2]), axis=0))
+                      / max(float(np.linalg.norm(np.diff(grid[:2], axis=0))), 1e-9))
+    cx, cy, cz = place.centre
+    found = []
+    for square, column in zip(scene.squares(), columns):
+        x, y = scene.cell_centre(square)
+        reach = math.hypot(abs(x - cx) + HALF_SIDE_MM, abs(y - cy) + HALF_SIDE_MM)
+        low = column.height * cube
+        shift = reach * px_per_mm * cube * cz / max((cz - low) * (cz - low - cube), 1.0)
+        found.append(min(MOST_TEMPERING, max(1.0, (PARALLAX_PX / max(shift, 1e-9)) ** 2)))
+    return np.array(found, np.float64)
+
+
+def calibrated(scene: Scene, memory: BlockBlockMemory, rays: Rays, columns: list[Column],
+               cube: float, refit: bool) -> tuple[Looks, Looks]:
     """Returns the rays' looks: colours at the mat's exposure against prototypes learnt where
-    the position surely shows them, and against the last still frame where it can be trusted."""
+    the position surely shows them, and against the last still frame where it can be trusted;
+    and the looks to fit the camera place on (steady_looks; the same looks unless refit)."""
     labels = [label_of(column) for column in columns]
     raw = ray_colours(scene, rays.grid.ground)
     plain = plain_ground(scene, rays.grid.ground, PRINT_TOLERANCE_MM)
@@ -247,7 +270,23 @@ def calibrated(scene: Scene, memory: BlockBlockMemory, rays: Rays, columns: list
         trust = trusted(memory, rays, before, seen, tops, floored(noise))
         trust[rays.ray[np.isin(rays.col, disputed)]] = False
         same = same_looks(colours, before, trust, noise)
-    return student_looks(memory, colours, plain, floored(noise), same, kinds(seen, tops))
+    look = student_looks(memory, colours, plain, floored(noise), same, kinds(seen, tops))
+    if not refit:
+        return look, look
+    return look, steady_looks(scene, memory, rays, (seen, plain), labels, (look, floored(noise)))
+
+
+def steady_looks(scene: Scene, memory: BlockBlockMemory, rays: Rays, shown: tuple[Surfaces, BoolArray],
+                 labels: list[str], fallback: tuple[Looks, tuple[float, float]]) -> Looks:
+    """Returns the prototype looks of the last still frame when it was read to show the position
+    from this view (the move being read would mislead a fit of the camera place), else of this
+    frame (fallback: its looks and noise); shown: the position's surfaces and the plain mat."""
+    last = memory.last
+    if last is None or last[1] != tuple(labels) or not same_view(memory, scene.view, last[0].view):
+        return fallback[0]
+    colours = ray_colours(last[0], rays.grid.ground)
+    factor = exposure(memory, colours, shown[0].sure & (shown[0].code == -1))
+    return student_looks(memory, colours * factor, shown[1], fallback[1], None, None)
 
 
 def read_cells(ready: Frame, cells: list[Cell], columns: list[Column]) -> list[FloatArray]:
@@ -269,7 +308,7 @@ def read_cells(ready: Frame, cells: list[Cell], columns: list[Column]) -> list[F
         moved = within(cached_rays(ready.memory, ready.boxes, region, place, widest), reach)
         other = sight_of(moved, sight.look, ready.colours, columns, sight.cube, sight.temperature)
         hits = hits_for(other, *guess_arrays(labels, sight.cube))
-        again = search_cells(other, columns, scene.squares(), centres, LEVELS_AHEAD)
+        again = search_cells(other, columns, scene.squares(), centres, LEVELS_AHEAD, ready.tempering)
         views.append((other, [cell_scores(other, hits, again[i]) if i in doubted else scores[i]
                               for i in range(len(cells))]))
     return marginal(views, cells, labels)

@@ -122,9 +122,9 @@ def neighbour_cube(board: Mapping[str, Any], at: tuple[int, int, int], size: int
 # -- colour likelihoods ------------------------------------------------------------------------
 
 
-def loglik(d2: FloatArray | float, sigma: tuple[float, float]) -> FloatArray:
+def loglik(d2: FloatArray | float, sigma: tuple[float, float], cap: float = MAX_D2) -> FloatArray:
     """Returns the Student-t log-density (up to a constant) of errors d2 sigma-squared, sigmas given."""
-    capped = np.minimum(np.asarray(d2, np.float64), MAX_D2)
+    capped = np.minimum(np.asarray(d2, np.float64), cap)
     return np.asarray(-(NU + 3.0) / 2.0 * np.log1p(capped / NU) - math.log(sigma[0] * sigma[1] ** 2), np.float64)
 
 
@@ -219,9 +219,12 @@ def kinds(seen: Surfaces, tops: list[str]) -> IntArray:
 
 def same_looks(now: FloatArray, before: FloatArray, trusted: BoolArray, noise: tuple[float, float]) -> FloatArray:
     """Returns each ray's log-likelihood of showing what it showed in the last frame (a new
-    shadow may dim it), NaN where that frame is not trusted."""
+    shadow may dim it), NaN where that frame is not trusted. Its tighter density keeps the
+    prototypes' floor (their least log-likelihood), so a colour that changed costs no less than
+    against a prototype it does not match."""
     sigma = (max(SAME_FLOOR[0], math.sqrt(2) * noise[0]), max(SAME_FLOOR[1], math.sqrt(2) * noise[1]))
-    found = loglik(shaded_d2(now, before, sigma, SAME_SHADE), sigma)
+    found = np.maximum(loglik(shaded_d2(now, before, sigma, SAME_SHADE), sigma, math.inf),
+                       loglik(MAX_D2, floored(noise)))
     return np.asarray(np.where(trusted, found, np.nan), np.float64)
 
 

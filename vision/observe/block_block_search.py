@@ -66,6 +66,8 @@ class Cell:
     start: Column
     labels: tuple[str, ...]
     prior: FloatArray
+    groups: IntArray  # each candidate's top (empty, a colour, half): heights are told apart within one
+    tempering: float = 1.0  # more rays per independent look between heights where parallax is below a pixel
 
 
 def parse_label(label: str) -> tuple[int, str]:
@@ -111,7 +113,16 @@ def cell_scores(sight: Sight, hits: Hits, cell: Cell) -> FloatArray:
     halves = [float(((half_ll(look, rays, ray, cell.centre, level * sight.cube) - other_ll[None, :])
                      @ top[level - 1]).max() + side_gain[level - 1]) for level in cell.half_levels]
     ll = float(other_ll.sum()) + np.concatenate([[0.0], *gains, halves])
-    return np.asarray(ll / sight.temperature + cell.prior, np.float64)
+    return np.asarray(tempered(ll, cell, sight.temperature) + cell.prior, np.float64)
+
+
+def tempered(ll: FloatArray, cell: Cell, temperature: float) -> FloatArray:
+    """Returns a cell's tempered log-likelihoods: each top's best at the temperature, the heights
+    of one top against its best tempered by the cell's tempering as well."""
+    best = np.full(int(cell.groups.max()) + 1, -np.inf)
+    np.maximum.at(best, cell.groups, ll)
+    return np.asarray(best[cell.groups] / temperature + (ll - best[cell.groups]) / (temperature * cell.tempering),
+                      np.float64)
 
 
 def half_ll(look: Looks, rays: Rays, ray: IntArray, centre: tuple[float, float], level_mm: float) -> FloatArray:
@@ -123,8 +134,9 @@ def half_ll(look: Looks, rays: Rays, ray: IntArray, centre: tuple[float, float],
 
 
 def search_cells(sight: Sight, start: list[Column], squares: list[str], centres: list[tuple[float, float]],
-                 ahead: int) -> list[Cell]:
-    """Returns each cell's search: heights to `ahead` above its column, half as one more cube."""
+                 ahead: int, tempering: FloatArray | None = None) -> list[Cell]:
+    """Returns each cell's search: heights to `ahead` above its column, half as one more cube
+    (tempering: each cell's, default 1)."""
     rays = sight.rays
     order = np.argsort(rays.col, kind="stable")
     bounds = np.searchsorted(rays.col[order], np.arange(len(start) + 1))
@@ -137,8 +149,9 @@ def search_cells(sight: Sight, start: list[Column], squares: list[str], centres:
         heights = np.array([0, *range(1, levels + 1), *range(1, levels + 1), *halves])
         prior = np.where(heights > column.height, -CHANGE_NATS, -REMOVAL_NATS)
         prior[labels.index(label_of(column))] = 0.0
-        cells.append(Cell(index, order[bounds[index]:bounds[index + 1]], levels, halves,
-                          centres[index], column, labels, prior))
+        groups = np.array([0, *[1] * levels, *[2] * levels, *[3] * len(halves)], np.int64)
+        cells.append(Cell(index, order[bounds[index]:bounds[index + 1]], levels, halves, centres[index],
+                          column, labels, prior, groups, 1.0 if tempering is None else float(tempering[index])))
     return cells
 
 
