@@ -101,15 +101,37 @@ def joined_tops(board: Mapping[str, Any], squares: list[str]) -> FloatArray:
 
 
 def cached_rays(memory: BlockBlockMemory, boxes: FloatArray, region: FloatArray, place: CameraPlace,
-                reach_mm: float) -> Rays:
+                reach_mm: float, reach: FloatArray) -> Rays:
     """Returns the rays over a region from a place, every column (footprints) up to a reach, kept
-    in the memory."""
+    in the memory, with only the pairs each column's reach keeps (within; kept as well)."""
     key = (*np.round(region, 3), *np.round(place.centre, 3), reach_mm, *np.round(boxes.ravel(), 3))
     if key not in memory.geometry:
         grid = ray_grid(region, RAY_SPACING_MM, MAX_RAYS)
         rays = cast(grid, boxes, place, np.full(len(boxes), reach_mm))
         memory.geometry = {**dict(list(memory.geometry.items())[1 - GEOMETRIES:]), key: rays}
-    return memory.geometry[key]
+    trim, whole = (*key, *reach), memory.geometry[key]
+    if trim not in memory.trimmed or memory.trimmed[trim][0] is not whole:
+        kept = dict(list(memory.trimmed.items())[1 - 2 * GEOMETRIES:])
+        memory.trimmed = {**kept, trim: (whole, within(whole, reach))}
+    return memory.trimmed[trim][1]
+
+
+def sampled(memory: BlockBlockMemory, scene: Scene, ground: FloatArray) -> FloatArray:
+    """Returns the Lab colours where rays meet the mat in a scene (ray_colours), kept in the
+    memory for the last two scenes."""
+    for seen, points, colours in memory.sampled:
+        if seen is scene and np.array_equal(points, ground):
+            return colours
+    colours = ray_colours(scene, ground)
+    memory.sampled = [*memory.sampled[-1:], (scene, ground, colours)]
+    return colours
+
+
+def plain_of(memory: BlockBlockMemory, scene: Scene, ground: FloatArray) -> BoolArray:
+    """Returns which rays meet the plain printed mat (plain_ground), kept in the memory for the last grid."""
+    if memory.plain is None or not np.array_equal(memory.plain[0], ground):
+        memory.plain = (ground, plain_ground(scene, ground, PRINT_TOLERANCE_MM))
+    return memory.plain[1]
 
 
 # -- the camera place --------------------------------------------------------------------------
@@ -217,13 +239,13 @@ def look_at(scene: Scene, board: Mapping[str, Any], columns: list[Column], memor
     places = [placed(view, anchor, placing, shift) for shift in (0.0, -1.0, 1.0)]
     ends = [family_place(view, anchor, end, placing.offset) for end in family_range(view, anchor)] if refit else []
     region = ray_region(boxes, places + ends, widest) + REGION_PAD_MM * np.array([-1, 1, -1, 1])
-    rays = within(cached_rays(memory, boxes, region, places[0], widest), reach)
+    rays = cached_rays(memory, boxes, region, places[0], widest, reach)
     colours = side_colours(board, scene.squares(), int(reach.max() / cube) + 1)
     look, steady = calibrated(scene, memory, rays, columns, cube, refit)
     if refit:
         placing = remember_place(memory, scene, fit(view, anchor, place_score(steady, rays, columns, cube, boxes,
                                                                                colours)), cubes)
-        rays = within(cached_rays(memory, boxes, region, placed(view, anchor, placing), widest), reach)
+        rays = cached_rays(memory, boxes, region, placed(view, anchor, placing), widest, reach)
     temperature = TEMPERATURE * (1.0 if fitted or refit else UNFITTED_TEMPERING)
     sight = sight_of(rays, look, colours, columns, cube, temperature)
     tempering = parallax_tempering(scene, placed(view, anchor, placing), columns, cube)
@@ -254,8 +276,8 @@ def calibrated(scene: Scene, memory: BlockBlockMemory, rays: Rays, columns: list
     the position surely shows them, and against the last still frame where it can be trusted;
     and the looks to fit the camera place on (steady_looks; the same looks unless refit)."""
     labels = [label_of(column) for column in columns]
-    raw = ray_colours(scene, rays.grid.ground)
-    plain = plain_ground(scene, rays.grid.ground, PRINT_TOLERANCE_MM)
+    raw = sampled(memory, scene, rays.grid.ground)
+    plain = plain_of(memory, scene, rays.grid.ground)
     blank = Looks(np.zeros(rays.count), np.zeros((3, rays.count)), np.zeros((3, rays.count)))
     hits = hits_for(sight_of(rays, blank, np.zeros((len(columns), 1, 4), np.int64), columns, cube, 1.0),
                     *guess_arrays(labels, cube))
@@ -266,7 +288,7 @@ def calibrated(scene: Scene, memory: BlockBlockMemory, rays: Rays, columns: list
     same = None
     if memory.last is not None and same_view(memory, scene.view, memory.last[0].view):
         disputed = [i for i, (read, held) in enumerate(zip(memory.last[1], labels)) if read != held]
-        before = ray_colours(memory.last[0], rays.grid.ground) * factor
+        before = sampled(memory, memory.last[0], rays.grid.ground) * factor
         trust = trusted(memory, rays, before, seen, tops, floored(noise))
         trust[rays.ray[np.isin(rays.col, disputed)]] = False
         same = same_looks(colours, before, trust, noise)
@@ -284,7 +306,7 @@ def steady_looks(scene: Scene, memory: BlockBlockMemory, rays: Rays, shown: tupl
     last = memory.last
     if last is None or last[1] != tuple(labels) or not same_view(memory, scene.view, last[0].view):
         return fallback[0]
-    colours = ray_colours(last[0], rays.grid.ground)
+    colours = sampled(memory, last[0], rays.grid.ground)
     factor = exposure(memory, colours, shown[0].sure & (shown[0].code == -1))
     return student_looks(memory, colours * factor, shown[1], fallback[1], None, None)
 
@@ -296,7 +318,8 @@ def read_cells(ready: Frame, cells: list[Cell], columns: list[Column]) -> list[F
     sight, scene = ready.sight, ready.scene
     region, widest, reach = ready.region
     chosen, scores = polish(sight, cells, solve(sight, cells))
-    labels, views = guess(cells, chosen), [(sight, scores)]
+    labels = guess(cells, chosen)
+    fits, views = [float(hits_for(sight, *guess_arrays(labels, sight.cube)).ll.sum())], [scores]
     touched = np.zeros(sight.rays.count, np.bool_)
     for cell in cells:
         if labels[cell.index] != label_of(cell.start):
@@ -305,22 +328,22 @@ def read_cells(ready: Frame, cells: list[Cell], columns: list[Column]) -> list[F
     centres = [scene.cell_centre(s) for s in scene.squares()]
     for shift in (-1.0, 1.0):
         place = placed(scene.view, scene.place, ready.placing, shift)
-        moved = within(cached_rays(ready.memory, ready.boxes, region, place, widest), reach)
+        moved = cached_rays(ready.memory, ready.boxes, region, place, widest, reach)
         other = sight_of(moved, sight.look, ready.colours, columns, sight.cube, sight.temperature)
         hits = hits_for(other, *guess_arrays(labels, sight.cube))
         again = search_cells(other, columns, scene.squares(), centres, LEVELS_AHEAD, ready.tempering)
-        views.append((other, [cell_scores(other, hits, again[i]) if i in doubted else scores[i]
-                              for i in range(len(cells))]))
-    return marginal(views, cells, labels)
+        fits.append(float(hits.ll.sum()))
+        views.append([cell_scores(other, hits, again[i]) if i in doubted else scores[i] for i in range(len(cells))])
+    return marginal(np.array(fits), views, cells)
 
 
-def marginal(views: list[tuple[Sight, list[FloatArray]]], cells: list[Cell], labels: list[str]) -> list[FloatArray]:
-    """Returns each cell's probabilities averaged over the fitted place and a doubtful one either side."""
-    fits = np.array([float(hits_for(sight, *guess_arrays(labels, sight.cube)).ll.sum()) for sight, _ in views])
+def marginal(fits: FloatArray, views: list[list[FloatArray]], cells: list[Cell]) -> list[FloatArray]:
+    """Returns each cell's probabilities averaged over the fitted place and a doubtful one either
+    side (fits: the guess's log-likelihood from each)."""
     weights = np.array(VIEW_WEIGHTS) * np.exp((fits - fits.max()) / PLACE_TEMPERATURE)
     weights /= weights.sum()
     probs = []
     for cell in cells:
-        each = [np.exp(scores[cell.index] - scores[cell.index].max()) for _, scores in views]
+        each = [np.exp(scores[cell.index] - scores[cell.index].max()) for scores in views]
         probs.append(sum(weight * p / p.sum() for weight, p in zip(weights, each)))
     return probs

@@ -62,6 +62,9 @@ class BlockBlockMemory(ColourMemory):
         self.place_cubes, self.place_weight = 0, 0.0  # cubes of the last fit, of every fit
         self.geometry: dict[tuple[float, ...], Rays] = {}
         self.last: tuple[Scene, tuple[str, ...]] | None = None
+        self.trimmed: dict[tuple[float, ...], tuple[Rays, Rays]] = {}  # geometries kept, and trimmed to a reach
+        self.sampled: list[tuple[Scene, FloatArray, FloatArray]] = []  # recent scenes' ray colours
+        self.plain: tuple[FloatArray, BoolArray] | None = None  # the last grid's plain mat
 
 
 def check_kit(kit: Kit) -> None:
@@ -286,8 +289,10 @@ def noise_sigma(colours: FloatArray, mat: BoolArray, shape: tuple[int, int]) -> 
 
 def per_group(colours: FloatArray, groups: IntArray, least: int = 4) -> FloatArray:
     """Returns each big enough group's median colour, all at the lightness of the brighter groups."""
-    medians = [np.median(colours[groups == g], axis=0) for g in np.unique(groups)
-               if int((groups == g).sum()) >= least]
+    order = np.argsort(groups, kind="stable")
+    _, starts, counts = np.unique(groups[order], return_index=True, return_counts=True)
+    medians = [np.median(chunk, axis=0) for chunk, count in zip(np.split(colours[order], starts[1:]), counts)
+               if count >= least]
     found = np.asarray(medians, np.float64).reshape(-1, 3)
     if len(found):
         found[:, 0] = np.percentile(found[:, 0], LIT_QUANTILE)

@@ -53,7 +53,6 @@ class Rays:
 
     grid: Grid
     place: CameraPlace
-    step: FloatArray
     ray: IntArray
     col: IntArray
     low: FloatArray
@@ -67,6 +66,10 @@ class Rays:
     def count(self) -> int:
         """Returns how many rays there are."""
         return len(self.grid.ground)
+
+    def steps(self, ray: IntArray) -> FloatArray:
+        """Returns some rays' steps: how far each runs sideways (x, y) per mm it rises."""
+        return steps_of(self.place, self.grid.ground[ray])
 
 
 def ray_grid(region: FloatArray, spacing_mm: float, most: int) -> Grid:
@@ -93,27 +96,32 @@ def candidates(grid: Grid, boxes: FloatArray, place: CameraPlace,
                reach_mm: FloatArray) -> tuple[IntArray, IntArray]:
     """Returns the (ray, column) pairs whose ray may pass over the column's footprint (x0, x1,
     y0, y1) below its reach: the grid points inside the box the footprint and its image at the
-    reach span, a jitter step padded."""
+    reach span, a jitter step padded (column by column, each column's rows in grid order)."""
+    if not len(boxes):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
     centre = np.array(place.centre[:2])
-    stretch = place.centre[2] / np.maximum(place.centre[2] - reach_mm, 1.0)
-    rays, cols = [], []
+    stretch = (place.centre[2] / np.maximum(place.centre[2] - reach_mm, 1.0))[:, None]
     pad = grid.step * (RAY_JITTER + 1e-6)
-    for index, (x0, x1, y0, y1) in enumerate(boxes):
-        far = centre + (np.array([[x0, y0], [x1, y1]]) - centre) * stretch[index]
-        lo_x, hi_x = min(x0, far[:, 0].min()) - pad, max(x1, far[:, 0].max()) + pad
-        lo_y, hi_y = min(y0, far[:, 1].min()) - pad, max(y1, far[:, 1].max()) + pad
-        ix = np.nonzero((grid.xs >= lo_x) & (grid.xs <= hi_x))[0]
-        iy = np.nonzero((grid.ys >= lo_y) & (grid.ys <= hi_y))[0]
-        found = (iy[:, None] * len(grid.xs) + ix[None, :]).ravel()
-        rays.append(found)
-        cols.append(np.full(len(found), index))
-    return np.concatenate(rays).astype(np.int64), np.concatenate(cols).astype(np.int64)
+    far_x, far_y = centre[0] + (boxes[:, :2] - centre[0]) * stretch, centre[1] + (boxes[:, 2:] - centre[1]) * stretch
+    x_from = np.searchsorted(grid.xs, np.minimum(boxes[:, 0], far_x.min(axis=1)) - pad, "left")
+    x_to = np.searchsorted(grid.xs, np.maximum(boxes[:, 1], far_x.max(axis=1)) + pad, "right")
+    y_from = np.searchsorted(grid.ys, np.minimum(boxes[:, 2], far_y.min(axis=1)) - pad, "left")
+    y_to = np.searchsorted(grid.ys, np.maximum(boxes[:, 3], far_y.max(axis=1)) + pad, "right")
+    width, height = np.maximum(x_to - x_from, 0), np.maximum(y_to - y_from, 0)
+    sizes = width * height
+    col = np.repeat(np.arange(len(boxes), dtype=np.int64), sizes)
+    within = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    row = y_from[col] + within // np.maximum(width[col], 1)
+    return (row * len(grid.xs) + x_from[col] + within % np.maximum(width[col], 1)).astype(np.int64), col
 
 
 def axis_interval(start: FloatArray, slope: FloatArray, low: FloatArray,
                   high: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Returns the heights between which start + slope * z lies in [low, high] (per pair)."""
     flat = np.abs(slope) < 1e-12
+    if not flat.any():
+        first, second = (low - start) / slope, (high - start) / slope
+        return np.minimum(first, second), np.maximum(first, second)
     safe = np.where(flat, 1.0, slope)
     first, second = (low - start) / safe, (high - start) / safe
     inside = (start >= low) & (start <= high)
@@ -138,7 +146,9 @@ def per_ray_table(ray: IntArray, count: int) -> tuple[IntArray, IntArray, IntArr
     """Returns the pairs laid out per ray (rows of pair indices, -1 padded), each row's ray and
     each ray's row (-1: none)."""
     order = np.argsort(ray, kind="stable")
-    rows, starts, sizes = np.unique(ray[order], return_index=True, return_counts=True)
+    ordered = ray[order]
+    starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]])) if len(ordered) else order
+    rows, sizes = ordered[starts], np.diff(np.append(starts, len(ordered)))
     width = int(sizes.max()) if len(sizes) else 1
     table = np.full((len(rows), width), -1, np.int64)
     within = np.arange(len(order)) - np.repeat(starts, sizes)
@@ -148,22 +158,26 @@ def per_ray_table(ray: IntArray, count: int) -> tuple[IntArray, IntArray, IntArr
     return table, rows.astype(np.int64), row_of
 
 
+def steps_of(place: CameraPlace, ground: FloatArray) -> FloatArray:
+    """Returns the steps of rays from a camera place through mat points: (C - g) / C_z."""
+    cx, cy, cz = place.centre
+    return np.asarray((np.array([cx, cy]) - ground) / cz, np.float64)
+
+
 def cast(grid: Grid, boxes: FloatArray, place: CameraPlace, reach_mm: FloatArray) -> Rays:
     """Returns a grid's rays from a camera place and the pairs they make with every column
     (footprints x0, x1, y0, y1) met below its reach."""
-    cx, cy, cz = place.centre
-    step = (np.array([cx, cy]) - grid.ground) / cz
     ray, col = candidates(grid, boxes, place, reach_mm)
-    low, high, face = meet(grid.ground[ray], step[ray], boxes[col], cz - 1.0)
+    low, high, face = meet(grid.ground[ray], steps_of(place, grid.ground[ray]), boxes[col], place.centre[2] - 1.0)
     keep = (low < high) & (low < reach_mm[col])
-    return Rays(grid, place, step, ray[keep], col[keep], low[keep], high[keep], face[keep],
+    return Rays(grid, place, ray[keep], col[keep], low[keep], high[keep], face[keep],
                 *per_ray_table(ray[keep], len(grid.ground)))
 
 
 def within(rays: Rays, reach_mm: FloatArray) -> Rays:
     """Returns the rays with only the pairs whose column is met below its reach."""
     keep = rays.low < reach_mm[rays.col]
-    return Rays(rays.grid, rays.place, rays.step, rays.ray[keep], rays.col[keep], rays.low[keep],
+    return Rays(rays.grid, rays.place, rays.ray[keep], rays.col[keep], rays.low[keep],
                 rays.high[keep], rays.face[keep], *per_ray_table(rays.ray[keep], rays.count))
 
 
@@ -199,17 +213,16 @@ def first_hits(rays: Rays, pair_ll: FloatArray, mat_ll: FloatArray, z: FloatArra
     second_z, second_ll = np.zeros(count), np.array(mat_ll, np.float64)
     if not len(rays.rows):
         return Hits(pair, at, ll, second_z, second_ll)
-    padded, index = rays.table >= 0, np.maximum(rays.table, 0)
-    heights = np.where(padded, z[index], -1.0)
-    rows = np.arange(len(index))
+    heights = np.append(z, -1.0)[rays.table]  # a padding index (-1) takes the appended -1
+    rows = np.arange(len(heights))
     first = np.argmax(heights, axis=1)
     top = heights[rows, first]
-    met = top > 0
-    pair[rays.rows[met]] = index[rows, first][met]
-    at[rays.rows[met]], ll[rays.rows[met]] = top[met], pair_ll[index[rows, first][met]]
+    met = np.flatnonzero(top > 0)
+    chosen = rays.table[met, first[met]]
+    pair[rays.rows[met]], at[rays.rows[met]], ll[rays.rows[met]] = chosen, top[met], pair_ll[chosen]
     heights[rows, first] = -1.0
     second = np.argmax(heights, axis=1)
-    below = heights[rows, second] > 0
-    second_z[rays.rows[below]] = heights[rows, second][below]
-    second_ll[rays.rows[below]] = pair_ll[index[rows, second][below]]
+    below = np.flatnonzero(heights[rows, second] > 0)
+    second_z[rays.rows[below]] = heights[below, second[below]]
+    second_ll[rays.rows[below]] = pair_ll[rays.table[below, second[below]]]
     return Hits(pair, at, ll, second_z, second_ll)

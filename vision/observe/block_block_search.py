@@ -10,7 +10,7 @@ single changes are undone where the whole guess gains (`polish`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -68,6 +68,35 @@ class Cell:
     prior: FloatArray
     groups: IntArray  # each candidate's top (empty, a colour, half): heights are told apart within one
     tempering: float = 1.0  # more rays per independent look between heights where parallax is below a pixel
+    kept: dict[int, tuple[Sight, CellRays]] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class CellRays:
+    """What a cell's pairs hold under one sight, whatever the guess: their rays, the heights
+    between which each runs inside the column, the side's log-likelihood, each top colour's, and
+    each half level's (4 splits x pairs)."""
+
+    ray: IntArray
+    low: FloatArray
+    high: FloatArray
+    side: FloatArray
+    tops: list[FloatArray]
+    halves: list[FloatArray]
+
+
+def cell_rays(sight: Sight, cell: Cell) -> CellRays:
+    """Returns what a cell's pairs hold under a sight, kept in the cell."""
+    kept = cell.kept.get(id(sight))
+    if kept is not None and kept[0] is sight:
+        return kept[1]
+    rays, pick = sight.rays, cell.pairs
+    ray = rays.ray[pick]
+    found = CellRays(ray, rays.low[pick], rays.high[pick], sight.side[pick],
+                     [sight.look.tops(colour, ray) for colour in range(len(TOPS))],
+                     [half_ll(sight.look, rays, ray, cell.centre, level * sight.cube) for level in cell.half_levels])
+    cell.kept[id(sight)] = (sight, found)
+    return found
 
 
 def parse_label(label: str) -> tuple[int, str]:
@@ -97,21 +126,20 @@ def hits_for(sight: Sight, heights_mm: FloatArray, tops: IntArray) -> Hits:
 
 def cell_scores(sight: Sight, hits: Hits, cell: Cell) -> FloatArray:
     """Returns the log-posteriors of a cell's candidates, the others held: tempered rays plus prior."""
-    rays, look, pick = sight.rays, sight.look, cell.pairs
-    ray = rays.ray[pick]
+    held = cell_rays(sight, cell)
+    ray = held.ray
     mine = hits.pair[ray] >= 0
-    mine &= rays.col[np.maximum(hits.pair[ray], 0)] == cell.index
+    mine &= sight.rays.col[np.maximum(hits.pair[ray], 0)] == cell.index
     other_z = np.where(mine, hits.second_z[ray], hits.z[ray])
     other_ll = np.where(mine, hits.second_ll[ray], hits.ll[ray])
     levels_mm = np.arange(1, cell.levels + 1, dtype=np.float64)[:, None] * sight.cube
-    low, high = rays.low[pick][None, :], rays.high[pick][None, :]
+    low, high = held.low[None, :], held.high[None, :]
     wins = (low < levels_mm) & (np.minimum(high, levels_mm) > other_z[None, :])
     top = wins & (high >= levels_mm)
-    side_gain = (wins & ~top) @ (sight.side[pick] - other_ll)
-    gains = [(top * (look.tops(colour, ray)[None, :] - other_ll[None, :])).sum(axis=1) + side_gain
-             for colour in range(len(TOPS))]
-    halves = [float(((half_ll(look, rays, ray, cell.centre, level * sight.cube) - other_ll[None, :])
-                     @ top[level - 1]).max() + side_gain[level - 1]) for level in cell.half_levels]
+    side_gain = (wins & ~top) @ (held.side - other_ll)
+    gains = [(top * (tops[None, :] - other_ll[None, :])).sum(axis=1) + side_gain for tops in held.tops]
+    halves = [float(((half - other_ll[None, :]) @ top[level - 1]).max() + side_gain[level - 1])
+              for half, level in zip(held.halves, cell.half_levels)]
     ll = float(other_ll.sum()) + np.concatenate([[0.0], *gains, halves])
     return np.asarray(tempered(ll, cell, sight.temperature) + cell.prior, np.float64)
 
@@ -127,7 +155,7 @@ def tempered(ll: FloatArray, cell: Cell, temperature: float) -> FloatArray:
 
 def half_ll(look: Looks, rays: Rays, ray: IntArray, centre: tuple[float, float], level_mm: float) -> FloatArray:
     """Returns the log-likelihood (4 x rays) of a top split along either diagonal, either way round."""
-    points = rays.grid.ground[ray] + rays.step[ray] * level_mm
+    points = rays.grid.ground[ray] + rays.steps(ray) * level_mm
     u, v = points[:, 0] - centre[0], points[:, 1] - centre[1]
     brown, white = look.top[0, ray], look.top[1, ray]
     return np.asarray([np.where(split > 0, brown, white) for split in (u + v, -u - v, u - v, v - u)])

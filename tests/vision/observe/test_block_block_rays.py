@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.observe.block_block_rays import Grid, axis_interval, cast, first_hits, pair_heights, ray_grid
+from vision.observe.block_block_rays import (
+    Grid, axis_interval, cast, first_hits, pair_heights, per_ray_table, ray_grid, within,
+)
 from vision.pose import CameraPlace
 
 PLACE = CameraPlace((20.0, -30.0, 600.0), 600.0)
@@ -55,3 +57,23 @@ def test_the_first_surface_is_the_highest_a_ray_meets_and_the_second_the_next() 
     assert hits.ll[ray] == pair_ll[hits.pair[ray]] and hits.second_ll[ray] in (-1.0, -2.0)
     alone = np.setdiff1d(np.arange(rays.count), rays.ray)[0]
     assert hits.pair[alone] == -1 and hits.ll[alone] == -9.0
+
+
+def test_the_table_lists_each_rays_pairs_in_order_and_within_trims_it() -> None:
+    rays = within(cast(grid(), BOXES, PLACE, REACH), np.array([60.0, 25.0, 30.0]))
+    assert np.all(rays.low < np.array([60.0, 25.0, 30.0])[rays.col])
+    for row in (0, len(rays.rows) // 2, len(rays.rows) - 1):
+        listed = rays.table[row][rays.table[row] >= 0]
+        assert listed.tolist() == np.nonzero(rays.ray == rays.rows[row])[0].tolist()
+        assert rays.row_of[rays.rows[row]] == row
+    assert np.count_nonzero(rays.row_of >= 0) == len(np.unique(rays.ray)) == len(rays.rows)
+    table, rows, row_of = per_ray_table(np.array([5, 2, 5, 5, 0], np.int64), 7)
+    assert table.tolist() == [[4, -1, -1], [1, -1, -1], [0, 2, 3]] and rows.tolist() == [0, 2, 5]
+    assert row_of.tolist() == [0, -1, 1, -1, -1, 2, -1]
+
+
+def test_a_rays_step_runs_from_its_mat_point_towards_the_camera_centre() -> None:
+    rays = cast(grid(), BOXES, PLACE, REACH)
+    ray = rays.ray[:50]
+    points = rays.grid.ground[ray] + rays.steps(ray) * PLACE.centre[2]
+    assert np.allclose(points, np.array(PLACE.centre[:2]))
