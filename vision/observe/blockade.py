@@ -69,7 +69,7 @@ def new_memory(kit: Kit) -> BlockadeMemory:
 class Paintings:
     """Every way to colour the new pieces of a square's candidate stacks, as rows: the stack,
     each layer's colour (R x K, 0 past the stack's top) and whether the layer is there, the
-    label shown; each label's look, and the labels (indices) of each look."""
+    label shown; each label's look, and the look's index (labels of one look share it)."""
 
     stack: IntArray
     colours: IntArray
@@ -77,7 +77,7 @@ class Paintings:
     label: IntArray
     labels: tuple[str, ...]
     looks: tuple[Look, ...]
-    groups: tuple[IntArray, ...]
+    group: IntArray
 
 
 @lru_cache(maxsize=1024)
@@ -95,12 +95,10 @@ def paintings(stacks: tuple[Stack, ...]) -> Paintings:
                 labels[label], looks[label] = len(labels), look_of(layers)
             rows.append((t, [colour for colour, _ in layers] + [-1] * (depth - len(layers)), labels[label]))
     table = np.array([colours for _, colours, _ in rows]).reshape(-1, depth)
-    groups: dict[Look, list[int]] = {}
-    for index, look in enumerate(looks.values()):
-        groups.setdefault(look, []).append(index)
+    groups = {look: index for index, look in enumerate(dict.fromkeys(looks.values()))}
     return Paintings(np.array([row[0] for row in rows]), table.clip(min=0), table >= 0,
                      np.array([row[2] for row in rows]), tuple(labels), tuple(looks.values()),
-                     tuple(np.array(members) for members in groups.values()))
+                     np.array([groups[look] for look in looks.values()], np.int64))
 
 
 def _model_rows(scene: Scene, square: str, stacks: tuple[Stack, ...]) -> tuple[FloatArray, IntArray]:
@@ -192,19 +190,18 @@ def _chosen(table: Paintings, stacks: Sequence[Stack], label: str, values: Float
 def stack_weights(stacks: Sequence[Stack], evidence: Sequence[Evidence]) -> FloatArray:
     """Returns how likely each candidate stack of a cell (the current one first) is besides its
     colours (nats): a cost per piece moved, and how well it explains what changed on the cell."""
-    costs = [-MOVE_COST * moved(stacks[0], stack) for stack in stacks]
-    return np.array([cost + sum(item.log_likelihood(index) for item in evidence)
-                     for index, cost in enumerate(costs)], np.float64)
+    costs = np.array([-MOVE_COST * moved(stacks[0], stack) for stack in stacks], np.float64)
+    return np.asarray(costs + sum((item.log_likelihoods() for item in evidence), np.zeros(len(stacks))), np.float64)
 
 
 def shared(seen: CellSeen, table: Paintings, weights: FloatArray) -> CellSeen:
     """Returns a reading whose looks keep their probability, each shared among its labels by
     their weights (nats, per label of the paintings) instead of favouring the current one."""
     held = np.array([seen.probability(label) for label in table.labels])
-    probs = np.zeros(len(held))
-    for members in table.groups:
-        shares = np.exp(weights[members] - weights[members].max())
-        probs[members] = held[members].sum() * shares / shares.sum()
+    top = np.full(int(table.group.max()) + 1, -np.inf)
+    np.maximum.at(top, table.group, weights)
+    shares = np.exp(weights - top[table.group])
+    probs = (np.bincount(table.group, held) / np.bincount(table.group, shares))[table.group] * shares
     kept = {label: float(p) for label, p in zip(table.labels, probs) if p >= MIN_PROBABILITY}
     return CellSeen.from_probs(kept or {seen.label: seen.confidence})
 

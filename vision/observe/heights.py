@@ -33,6 +33,7 @@ from vision.observe.stacks import HALF, HEIGHT, X, Y, Z0, backdrop, cast, patch_
 from vision.pose import image_points
 
 BLUR_PX = 1.0  # the frames are blurred this much (sigma) before tracking: noise, not texture
+CROP_PX = 24  # a frame is tracked over the mat and this far round it (blur and taps stay clear of the cut)
 STEP_PX = 0.7  # tracked samples are this far apart in the frame ...
 MIN_STEP_MM = 0.4  # ... but never closer on the mat than this
 BANDS_MM = ((0.0, 12.0), (12.0, 35.0))  # the top is tracked in bands this deep below the apex
@@ -41,13 +42,16 @@ ROUNDS = 5  # Lucas-Kanade iterations at most
 REMAP_ROW = 1024  # pixels sampled per row of a remap (OpenCV's maps are under 32767 wide)
 SETTLED_PX = 0.01  # an iteration moving the shift less than this ends the tracking
 MOST_PX = 4.0  # a shift beyond this is not a pyramid's parallax (tracking lost)
+OFFSET_L = 100.0  # a lightness offset between two frames is within this (the whole scale)
 CORRELATION = 8.0  # neighbouring samples share noise (blur, JPEG): the fit's variance times this
 NOISE_FLOOR = 0.3  # the least lightness noise of a sample (L): two identical frames still differ
 STILL_SPREAD = 1.39  # the median squared Mahalanobis distance of a shift that is only noise (2 axes)
 LEAST_CELLS = 5  # tracked cells needed to measure the frame's noise from them
 FLOOR_PX = 0.08  # the least spread of a measured shift (unmodelled changes of the frame)
+FOOTPRINT_SLACK_MM = 0.5  # a pyramid's footprint is widened this much before a ray is said to miss it
 ROOM = 0.4  # a predicted shift may be off by this share of its size (camera place, scale)
-GRADIENT_TAPS = (np.array([0.5, 0.0]), np.array([-0.5, 0.0]), np.array([0.0, 0.5]), np.array([0.0, -0.5]))
+# a pixel, then the taps of its gradients along x and y
+TAPS = np.array([[0.0, 0.0], [0.5, 0.0], [-0.5, 0.0], [0.0, 0.5], [0.0, -0.5]])
 Sampler = Callable[[FloatArray], FloatArray]  # an image's lightness at some frame pixels
 TAILS = 4.0  # shifts are read with Student's t of this many degrees of freedom: JPEG and noise
              # in a low-contrast top now and then move one far more than its spread says
@@ -65,14 +69,17 @@ class Shift:
     def log_likelihood(self, candidate: int) -> float:
         """Returns the log-likelihood of the shift if a candidate stack stands there now (nats;
         0 for a candidate the shift does not judge)."""
-        predicted = self.predicted[candidate]
-        if np.isnan(predicted).any():
-            return 0.0
-        room = (ROOM * float(np.linalg.norm(predicted))) ** 2 + FLOOR_PX ** 2
-        spread = self.covariance + room * np.eye(2)
-        miss = self.delta - predicted
-        distance = float(miss @ np.linalg.solve(spread, miss))
-        return -0.5 * (TAILS + 2) * math.log1p(distance / TAILS) - 0.5 * math.log(float(np.linalg.det(spread)))
+        return float(self.log_likelihoods()[candidate])
+
+    def log_likelihoods(self) -> FloatArray:
+        """Returns the log-likelihood of the shift for every candidate (nats; 0 where not judged)."""
+        room = (ROOM * np.hypot(self.predicted[:, 0], self.predicted[:, 1])) ** 2 + FLOOR_PX ** 2
+        xx, xy, yy = self.covariance[0, 0] + room, self.covariance[0, 1], self.covariance[1, 1] + room
+        miss_x, miss_y = self.delta[0] - self.predicted[:, 0], self.delta[1] - self.predicted[:, 1]
+        det = xx * yy - xy * xy
+        distance = (miss_x * miss_x * yy - 2.0 * miss_x * miss_y * xy + miss_y * miss_y * xx) / det
+        found = -0.5 * (TAILS + 2) * np.log1p(distance / TAILS) - 0.5 * np.log(det)
+        return np.asarray(np.where(np.isnan(found), 0.0, found), np.float64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,10 +116,11 @@ class Picture:
     float32): shading draws the ridges between a pyramid's faces, and JPEG blurs colour."""
 
     lightness: NDArray[np.float32]
+    origin: tuple[int, int] = (0, 0)  # the frame pixel of the lightness's first (x, y)
 
     def at(self, pixels: FloatArray) -> FloatArray:
         """Returns the lightness at frame pixels (N x 2), bilinear, clamped to the border."""
-        spots = np.asarray(pixels, np.float32).reshape(-1, 2)
+        spots = (np.asarray(pixels, np.float64).reshape(-1, 2) - self.origin).astype(np.float32)
         count = len(spots)
         rows = -(-count // REMAP_ROW)
         flat = np.zeros((rows * REMAP_ROW, 2), np.float32)
@@ -124,25 +132,57 @@ class Picture:
 
 
 def picture(scene: Scene) -> Picture:
-    """Returns a scene's frame ready to be tracked."""
-    blurred = cv2.GaussianBlur(scene.frame, (0, 0), BLUR_PX).astype(np.float32)
-    return Picture(np.ascontiguousarray(balanced_lab(blurred, scene.gains)[..., 0]))
+    """Returns a scene's frame ready to be tracked, over the mat (all that is ever tracked)."""
+    side, margin = scene.mat.side_mm, scene.kit.mat_margin_mm
+    corners = scene.view.to_image(np.array([[-margin, -margin], [side + margin, side + margin],
+                                            [-margin, side + margin], [side + margin, -margin]]))
+    height, width = scene.frame.shape[:2]
+    left, top = (max(int(value) - CROP_PX, 0) for value in corners.min(axis=0))
+    right, bottom = min(int(corners[:, 0].max()) + CROP_PX, width), min(int(corners[:, 1].max()) + CROP_PX, height)
+    crop = scene.frame[top:max(bottom, top + 1), left:max(right, left + 1)]
+    blurred = cv2.GaussianBlur(crop, (0, 0), BLUR_PX).astype(np.float32)
+    return Picture(np.ascontiguousarray(balanced_lab(blurred, scene.gains)[..., 0]), (left, top))
 
 
-def top_points(scene: Scene, square: str, blocks: FloatArray, neighbours: FloatArray,
-               reach_mm: float) -> list[FloatArray]:
-    """Returns, per band below the apex (BANDS_MM), the mat points (N x 2) whose rays show a
-    cell's own stack (its pyramids) there and meet none of the given neighbouring pyramids first."""
+TopView = tuple[FloatArray, FloatArray, FloatArray]  # mat points, the height each ray meets a stack, its depth
+
+
+def top_view(scene: Scene, square: str, blocks: FloatArray, reach_mm: float) -> TopView:
+    """Returns the mat points (N x 2) whose rays show a cell's own stack (its pyramids) in the
+    bands below its apex (BANDS_MM), the height at which each meets it and its depth below the apex."""
     step = max(STEP_PX / pixels_per_mm(scene, square), MIN_STEP_MM)
     points, _ = patch_points(scene, square, step, reach_mm)
     camera = scene.place.centre
+    apex = float((blocks[:, Z0] + blocks[:, HEIGHT]).max(initial=0.0))
+    points = points[passes_over(points, camera, np.full(len(points), max(apex - BANDS_MM[-1][1], 0.0)), blocks)]
     height = surface(blocks, points, camera)
-    depth = float((blocks[:, Z0] + blocks[:, HEIGHT]).max(initial=0.0)) - height
+    depth = apex - height
     top = (depth < BANDS_MM[-1][1]) & (height > 0.0)
-    points, depth, height = points[top], depth[top], height[top]
+    return points[top], height[top], depth[top]
+
+
+def top_points(view: TopView, neighbours: FloatArray, camera: tuple[float, float, float]) -> list[FloatArray]:
+    """Returns, per band below the apex (BANDS_MM), the mat points of a cell's top view whose
+    rays meet none of the given neighbouring pyramids first."""
+    points, height, depth = view
     behind = backdrop(neighbours, cast(neighbours, points, camera), len(points))
     shown = height > behind.z
     return [np.asarray(points[shown & (depth >= low) & (depth < high)], np.float64) for low, high in BANDS_MM]
+
+
+def passes_over(points: FloatArray, camera: tuple[float, float, float], low: FloatArray,
+                blocks: FloatArray) -> NDArray[np.bool_]:
+    """Tells which rays through mat points may meet some pyramids above a height of their own:
+    those that pass over the box round the pyramids' footprints (widened a little) somewhere
+    between that height and the highest apex; the others cannot meet them."""
+    centre = np.asarray(camera, np.float64)
+    toward = (centre[:2] - points) / centre[2]
+    top = float((blocks[:, Z0] + blocks[:, HEIGHT]).max(initial=0.0))
+    half = blocks[:, HALF, None] + FOOTPRINT_SLACK_MM
+    first, last = (blocks[:, [X, Y]] - half).min(axis=0), (blocks[:, [X, Y]] + half).max(axis=0)
+    start, stop = points + low[:, None] * toward, points + top * toward
+    over = (np.maximum(start, stop) >= first) & (np.minimum(start, stop) <= last)
+    return np.asarray(over[:, 0] & over[:, 1] & (low <= top), np.bool_)
 
 
 def surface(blocks: FloatArray, points: FloatArray, camera: tuple[float, float, float]) -> FloatArray:
@@ -181,11 +221,27 @@ def pixels_of(scene: Scene, points: FloatArray) -> FloatArray:
     return image_points(scene.view, scene.place, np.column_stack([points, np.zeros(len(points))]))
 
 
-def _gradients(sample: Sampler, pixels: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Returns the gradients of an image along x and y at some pixels."""
+@dataclass(frozen=True, slots=True)
+class Template:
+    """What tracking needs of the first frame: where it tracks (frame pixels), the lightness
+    there and its gradients along x and y."""
+
+    pixels: FloatArray
+    lightness: FloatArray
+    along_x: FloatArray
+    along_y: FloatArray
+
+
+def template(before: Picture, pixels: FloatArray) -> Template:
+    """Returns a frame's template for tracking the texture at some pixels."""
+    return Template(np.asarray(pixels, np.float64), *_looked(before.at, pixels))
+
+
+def _looked(sample: Sampler, pixels: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Returns an image's lightness at some pixels and its gradients along x and y there."""
     count = len(pixels)
-    taps = sample(np.vstack([pixels + offset for offset in GRADIENT_TAPS])).reshape(4, count)
-    return taps[0] - taps[1], taps[2] - taps[3]
+    taps = sample((TAPS[:, None, :] + pixels[None]).reshape(-1, 2)).reshape(len(TAPS), count)
+    return taps[0], taps[1] - taps[2], taps[3] - taps[4]
 
 
 def _design(along_x: FloatArray, along_y: FloatArray) -> FloatArray:
@@ -193,47 +249,55 @@ def _design(along_x: FloatArray, along_y: FloatArray) -> FloatArray:
     return np.column_stack([along_x, along_y, np.ones(len(along_x))])
 
 
-def track(before: Picture, after: Picture, pixels: FloatArray) -> Track | None:
-    """Returns how far the texture at some pixels of one frame moved in the next, and the
+def track(first: Template, after: Picture) -> Track | None:
+    """Returns how far the texture at a template's pixels moved in a next frame, and the
     covariance of that shift; None when too few pixels show it or the tracking is lost."""
-    if len(pixels) < MIN_SAMPLES:
+    if len(first.pixels) < MIN_SAMPLES:
         return None
-    fitted = _fit(before, pixels, after.at)
+    fitted = _fit(first, after.at)
     if fitted is None:
         return None
     delta, design, residual = fitted
-    inverse = np.linalg.inv(design.T @ design + 1e-9 * np.eye(3))
-    covariance = inverse[:2, :2] * max(float(np.mean(residual ** 2)), NOISE_FLOOR ** 2) * CORRELATION
+    noise = max(float(np.mean(residual ** 2)), NOISE_FLOOR ** 2) * CORRELATION
+    covariance = np.linalg.inv(_normal(design, noise))[:2, :2] * noise
     return Track(delta, np.asarray(covariance, np.float64))
 
 
-def predict(before: Picture, pixels: FloatArray, motions: Sequence[FloatArray | None]) -> list[FloatArray | None]:
-    """Returns, for each motion of the texture at each pixel of a frame (N x 2 pixels; None:
-    not asked), the shift tracking would measure were the next frame moved so: the frame is
-    warped so and tracked as a next frame is."""
-    return [None if motion is None else np.zeros(2) if not np.any(motion) else _warped(before, pixels, motion)
-            for motion in motions]
+def _normal(design: FloatArray, noise: float) -> FloatArray:
+    """Returns the normal matrix of a shift's fit (samples of some lightness noise, L squared)
+    with the prior that the shift is within MOST_PX and the offset within OFFSET_L: a texture
+    that runs one way (an edge) tells nothing along itself, where the prior then holds."""
+    prior = noise * np.array([MOST_PX ** -2, MOST_PX ** -2, OFFSET_L ** -2])
+    return np.asarray(design.T @ design + np.diag(prior), np.float64)
 
 
-def _warped(before: Picture, pixels: FloatArray, motion: FloatArray) -> FloatArray:
+def predict(first: Template, before: Picture, motions: Sequence[FloatArray | None]) -> list[FloatArray | None]:
+    """Returns, for each motion of the texture at each pixel of a frame's template (N x 2;
+    None: not asked), the shift tracking would measure were the next frame moved so: the frame
+    is warped so and tracked as a next frame is (each distinct motion once)."""
+    found: dict[bytes, FloatArray] = {}
+    for motion in motions:
+        if motion is not None and motion.tobytes() not in found:
+            found[motion.tobytes()] = np.zeros(2) if not np.any(motion) else _warped(first, before, motion)
+    return [None if motion is None else found[motion.tobytes()] for motion in motions]
+
+
+def _warped(first: Template, before: Picture, motion: FloatArray) -> FloatArray:
     """Returns the shift tracking measures from a frame to the frame with its texture at each
     pixel moved by its own motion."""
-    fitted = _fit(before, pixels, lambda spots: before.at(spots - np.resize(motion, spots.shape)))
+    fitted = _fit(first, lambda spots: before.at(spots - np.resize(motion, spots.shape)))
     return np.full(2, 2 * MOST_PX) if fitted is None else fitted[0]
 
 
-def _fit(before: Picture, pixels: FloatArray, after: Sampler) -> tuple[FloatArray, FloatArray, FloatArray] | None:
-    """Returns the shift of a frame's texture at some pixels into a next frame (sampled at any
-    pixels), the fit's design and residual; None when the tracking is lost."""
-    reference = before.at(pixels)
-    first = _gradients(before.at, pixels)
+def _fit(first: Template, after: Sampler) -> tuple[FloatArray, FloatArray, FloatArray] | None:
+    """Returns the shift of a template's texture into a next frame (sampled at any pixels),
+    the fit's design and residual; None when the tracking is lost."""
     delta = np.zeros(2)
     for _ in range(ROUNDS):
-        moved = pixels + delta
-        second = _gradients(after, moved)
-        design = _design((first[0] + second[0]) / 2, (first[1] + second[1]) / 2)
-        difference = reference - after(moved)
-        solution = np.linalg.solve(design.T @ design + 1e-9 * np.eye(3), design.T @ difference)
+        lightness, along_x, along_y = _looked(after, first.pixels + delta)
+        design = _design((first.along_x + along_x) / 2, (first.along_y + along_y) / 2)
+        difference = first.lightness - lightness
+        solution = np.linalg.solve(_normal(design, NOISE_FLOOR ** 2 * CORRELATION), design.T @ difference)
         delta = delta + solution[:2]
         if np.abs(delta).max() > MOST_PX:
             return None

@@ -10,15 +10,16 @@ shadows from the last frame. For each candidate stack that colour cannot tell fr
 one (the same look) both say how well it explains what changed. Every cell's rise is read from
 the shadows at once, so a neighbour's shadow changing is not taken for its own. Per board fix, the
 first frame read chooses the camera place (vision.observe.pyramid_place) and fits the lights;
-where each cell is tracked, what its candidates predict there and its shadow per mm of rise are
-kept while the stacks around it stay.
+where each cell is tracked and what its candidates predict there are kept while its stack and
+those that may stand in front of its top stay, its shadow per mm of rise while the stacks whose
+shadows meet it stay: a move recomputes only the cells it can affect.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from typing import Any, Hashable, Mapping, Protocol, Sequence
+from functools import lru_cache, partial
+from typing import Any, Callable, Hashable, Mapping, Protocol, Sequence, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,35 +28,36 @@ from vision.kit import Kit, Mat
 from vision.observe.context import Scene
 from vision.observe.pyramid_place import refined_place
 from vision.observe.heights import (
-    Picture, Shift, calibrated, heights_at, parallax, pixels_of, predict, seen_at, shift_of, surface,
-    top_points, track,
+    Picture, Shift, Template, TopView, calibrated, heights_at, parallax, passes_over, pixels_of, predict, seen_at,
+    shift_of, surface, template, top_points, top_view, track,
 )
 from vision.observe.pyramids import (
     CLEAR, Stack, apex_of, candidates, near, same_look, stack_blocks, stacks_of,
 )
 from vision.observe.shadows import (
-    Casters, Darkening, Light, brightness, calibrated_rises, darkening, fit_lights, joint_rises, window_around,
+    Casters, Darkening, Light, added_shadow, brightness, calibrated_rises, fit_lights, joint_rises, outlines_of,
+    overlapping,
 )
-from vision.observe.stack_colours import FloatArray
+from vision.observe.stack_colours import FloatArray, IntArray
+from vision.observe.stacks import HALF
 from vision.pose import CameraPlace
 
+Kept = TypeVar("Kept")
 REACH_MM = 60.0  # how far around a cell pieces may lean in (vision.observe.stacks' patches)
 SHADOW_OPACITY = 0.3  # the share of light a translucent pyramid stops
 MAT_STEP_MM = 3.0  # mat samples for the lights are this far apart
 LINE_CLEAR_MM = 1.5  # ... and this far from the printed grid lines
 EDGE_CLEAR_MM = 2.0  # ... and from any piece's footprint
 SHADOW_STEP_MM = 2.0  # mat samples for the shadows' change are this far apart
-TALLEST_MM = 60.0  # the tallest stack a shadow is drawn for
 LEAN_MM = 40.0  # how far a stack may lean over the mat round its square, seen from the camera
 MARGIN_CLEAR_MM = 8.0  # ... and this far from the mat's edge and from a marker's ink and paper
-SHADOW_REACH_MM = 25.0  # a cell's shadow is drawn this far around it, and as far as the lights cast it
 
 
 class Evidence(Protocol):
     """Anything that scores a cell's candidate stacks against what changed."""
 
-    def log_likelihood(self, candidate: int) -> float:
-        """Returns the log-likelihood of what changed if a candidate stands there now (nats)."""
+    def log_likelihoods(self) -> FloatArray:
+        """Returns the log-likelihood of what changed if each candidate stands there now (nats)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,15 +83,20 @@ class Tracking:
 
 @dataclass
 class Memory:
-    """What the nesting evidence keeps between frames: the last frame read, where each cell is
-    tracked (per board fix and stacks around it) and the lights of the board fix."""
+    """What the nesting evidence keeps between frames: the last frame read; per board fix, the
+    lights and the camera place; and while the stacks they depend on stand, each cell's top view,
+    the neighbours that may stand in front of it, where it is tracked, its template and what its
+    candidates predict there, its shadow per mm of rise, and the mat points each stack hides."""
 
     reference: Reference | None = None
     tracks: dict[Hashable, tuple[Tracking, ...]] | None = None
+    views: dict[Hashable, TopView] | None = None
+    fronts: dict[Hashable, bool] | None = None
     lights: tuple[bytes, tuple[Light, ...]] | None = None
     place: tuple[bytes, CameraPlace] | None = None
     units: dict[Hashable, FloatArray] | None = None
-    open_mat: tuple[Hashable, NDArray[np.bool_]] | None = None
+    hides: dict[Hashable, IntArray] | None = None
+    templates: dict[Hashable, Template] | None = None
     predictions: dict[Hashable, list[FloatArray | None]] | None = None
 
 
@@ -148,39 +155,74 @@ def changes(memory: Memory, scene: Scene, now: Picture, board: Mapping[str, Any]
 def tracked(memory: Memory, reference: Reference, scene: Scene, now: Picture, stacks: Mapping[str, Stack],
             judged: Sequence[str]) -> dict[str, list[Shift]]:
     """Returns how each judged cell's opaque top moved since it was first read to hold its
-    stack, band by band (what each candidate predicts is kept while that holds)."""
-    kept, memory.tracks = memory.tracks or {}, {}
-    predicted, memory.predictions = memory.predictions or {}, {}
+    stack, band by band (where it is tracked, and what each candidate predicts there, is kept
+    while that holds)."""
+    old = replace(memory)
+    memory.views, memory.fronts, memory.tracks, memory.templates, memory.predictions = {}, {}, {}, {}, {}
     found: dict[str, list[Shift | None]] = {}
     for square in judged:
-        if stacks[square][-1][0] == CLEAR:
-            continue
-        key = (fix_key(scene), square, stacks[square], tuple(sorted(near(square, stacks).items())))
-        bands = memory.tracks[key] = kept.get(key) or tracking(scene, square, stacks)
-        before = reference.since[square]
-        found[square] = []
-        for index, band in enumerate(bands):
-            measured = track(before, now, band.pixels)
-            if measured is not None:
-                known = (key, index, before)
-                memory.predictions[known] = predicted.get(known) or predict(before, band.pixels, band.motions)
-                found[square].append(shift_of(measured, memory.predictions[known]))
+        if stacks[square][-1][0] != CLEAR:
+            key, bands = _bands(memory, old, scene, square, stacks)
+            before = reference.since[square]
+            found[square] = [_shift(memory, old, (key, index, before), band, before, now)
+                             for index, band in enumerate(bands)]
     return {square: [shift for shift in bands if shift is not None] for square, bands in calibrated(found).items()}
 
 
-def tracking(scene: Scene, square: str, stacks: Mapping[str, Stack]) -> tuple[Tracking, ...]:
-    """Returns where each band of a cell's top is tracked and how each candidate stack would move it."""
+def _bands(memory: Memory, old: Memory, scene: Scene, square: str, stacks: Mapping[str, Stack]
+           ) -> tuple[Hashable, tuple[Tracking, ...]]:
+    """Returns where a cell's top is tracked, band by band, and what that depends on (a key)."""
     layers = stacks[square]
+    mine = (fix_key(scene), square, layers)
+    view = kept(memory.views, old.views, mine,
+                lambda: top_view(scene, square, stack_blocks(scene, square, layers), REACH_MM))
+    leaning = {other: others for other, others in near(square, stacks).items()
+               if kept(memory.fronts, old.fronts, (mine, other, others), partial(in_front, scene, view, other, others))}
+    key = (mine, tuple(sorted(leaning.items())))
+    return key, kept(memory.tracks, old.tracks, key, lambda: tracking(scene, square, layers, view, leaning))
+
+
+def _shift(memory: Memory, old: Memory, key: Hashable, band: Tracking, before: Picture, now: Picture) -> Shift | None:
+    """Returns how a band of a cell's top moved from one frame to another, with what each
+    candidate predicts (None when it cannot be tracked)."""
+    first = kept(memory.templates, old.templates, key, lambda: template(before, band.pixels))
+    measured = track(first, now)
+    if measured is None:
+        return None
+    predicted: list[FloatArray | None] = kept(memory.predictions, old.predictions, key,
+                                              partial(predict, first, before, band.motions))
+    return shift_of(measured, predicted)
+
+
+def kept(now: dict[Hashable, Kept] | None, before: dict[Hashable, Kept] | None, key: Hashable,
+         make: Callable[[], Kept]) -> Kept:
+    """Returns what a memory kept under a key (made if it was not), kept for the next frame too."""
+    assert now is not None
+    value = now[key] = before[key] if before is not None and key in before else make()
+    return value
+
+
+def tracking(scene: Scene, square: str, layers: Stack, view: TopView,
+             leaning: Mapping[str, Stack]) -> tuple[Tracking, ...]:
+    """Returns where each band of a cell's top (its top view, and the neighbours that may stand
+    in front of it) is tracked and how each candidate stack would move it."""
     blocks = stack_blocks(scene, square, layers)
     apex = apex_of(blocks)
     bands = []
-    for points in top_points(scene, square, blocks, grown(scene, square, stacks), REACH_MM):
+    for points in top_points(view, grown(scene, leaning), scene.place.centre):
         heights = surface(blocks, points, scene.place.centre)
         rate = parallax(scene, points, heights)
         motions = [rises(scene, square, option, points, heights, apex)[:, None] * rate
                    if same_look(layers, option) else None for option in candidates(layers)]
         bands.append(Tracking(pixels_of(scene, points), tuple(motions)))
     return tuple(bands)
+
+
+def in_front(scene: Scene, view: TopView, square: str, layers: Stack) -> bool:
+    """Tells whether a stack (as tall as one move may make it) may stand in front of a cell's
+    top: some ray of its top view may meet it above where it meets the top."""
+    points, heights, _ = view
+    return bool(passes_over(points, scene.place.centre, heights, grown(scene, {square: layers})).any())
 
 
 def rises(scene: Scene, square: str, layers: Stack, points: FloatArray, heights: FloatArray, apex: float) -> FloatArray:
@@ -194,11 +236,11 @@ def rises(scene: Scene, square: str, layers: Stack, points: FloatArray, heights:
     return np.asarray(np.clip(rise, min(top, 0.0), max(top, 0.0)), np.float64)
 
 
-def grown(scene: Scene, square: str, stacks: Mapping[str, Stack]) -> FloatArray:
-    """Returns the pyramids around a square, each stack as tall as one move may make it (a
-    Medium and a Small more): they may stand in front of its top."""
+def grown(scene: Scene, stacks: Mapping[str, Stack]) -> FloatArray:
+    """Returns the pyramids of some stacks, each as tall as one move may make it (a Medium and a
+    Small more)."""
     rows = [stack_blocks(scene, other, layers + ((layers[-1][0], "M"), (layers[-1][0], "S")))
-            for other, layers in near(square, stacks).items()]
+            for other, layers in stacks.items()]
     return np.vstack(rows) if rows else np.zeros((0, 7))
 
 
@@ -224,7 +266,7 @@ def _fit(scene: Scene, now: Picture, shadows: Casters) -> tuple[Light, ...]:
     """Returns the lights whose shadows of the casters explain the mat's brightness in a frame."""
     side = scene.mat.side_mm
     ticks = np.arange(MAT_STEP_MM / 2, side, MAT_STEP_MM)
-    points = np.array([(x, y) for x in ticks for y in ticks])
+    points = lattice(ticks)
     pitch = scene.mat.pitch_mm
     lines = np.abs((points + pitch / 2) % pitch - pitch / 2).min(axis=1) < LINE_CLEAR_MM
     points = points[~lines & ~covered(scene, shadows.blocks, points)]
@@ -234,15 +276,17 @@ def _fit(scene: Scene, now: Picture, shadows: Casters) -> tuple[Light, ...]:
 def covered(scene: Scene, blocks: FloatArray, points: FloatArray) -> NDArray[np.bool_]:
     """Tells which mat points the pyramids (widened a little) may hide or edge."""
     wide = blocks.copy()
-    wide[:, 3] += EDGE_CLEAR_MM
-    return np.asarray(surface(wide, points, scene.place.centre) > 0.0, np.bool_)
+    wide[:, HALF] += EDGE_CLEAR_MM
+    found = passes_over(points, scene.place.centre, np.zeros(len(points)), wide)
+    found[found] = surface(wide, points[found], scene.place.centre) > 0.0
+    return found
 
 
 def mat_noise(scene: Scene, before: Picture, now: Picture) -> float:
     """Returns the brightness noise of a mat sample between two frames (robust: most of the mat
     does not change)."""
     ticks = np.arange(SHADOW_STEP_MM / 2, scene.mat.side_mm, 4 * SHADOW_STEP_MM)
-    points = np.array([(x, y) for x in ticks for y in ticks])
+    points = lattice(ticks)
     pixels = scene.view.to_image(points)
     change = brightness(now.at(pixels)) - brightness(before.at(pixels))
     return max(float(1.4826 * np.median(np.abs(change - np.median(change)))), 0.2)
@@ -257,15 +301,11 @@ def shadowed(memory: Memory, scene: Scene, before: Picture, now: Picture, stacks
     if not lights:
         return {}
     grid = shadow_grid(scene.kit, scene.mat)
-    kept, memory.units = memory.units or {}, {}
-    units = {}
-    for square in stacks:
-        key = (fix_key(scene), square, tuple(sorted(casting(scene, stacks, square, lights).items())))
-        units[square] = memory.units[key] = kept[key] if key in kept else unit_darkening(scene, stacks, square, lights)
-    layout = (fix_key(scene), tuple(sorted(stacks.items())))
-    if memory.open_mat is None or memory.open_mat[0] != layout:
-        memory.open_mat = (layout, ~hidden(scene, stacks, grid))
-    open_mat = memory.open_mat[1]
+    old, memory.units = memory.units, {}
+    units = {square: kept(memory.units, old, (fix_key(scene), square, stacks[square], tuple(sorted(meeting.items()))),
+                          partial(unit_darkening, scene, stacks, square, lights))
+             for square, meeting in shadow_meetings(scene, stacks, lights).items()}
+    open_mat = ~hidden(memory, scene, stacks, grid)
     pixels = scene.view.to_image(grid[open_mat])
     change = brightness(now.at(pixels)) - brightness(before.at(pixels))
     rises = joint_rises(change, {square: unit[open_mat] for square, unit in units.items()},
@@ -287,7 +327,7 @@ def shadow_grid(kit: Kit, mat: Mat) -> FloatArray:
     the margin round it, clear of the markers."""
     margin = kit.mat_margin_mm - MARGIN_CLEAR_MM
     ticks = np.arange(-margin, mat.side_mm + margin, SHADOW_STEP_MM)
-    points = np.array([(x, y) for x in ticks for y in ticks])
+    points = lattice(ticks)
     clear = np.ones(len(points), bool)
     for corners in kit.marker_corners(mat).values():
         low, high = corners.min(axis=0) - MARGIN_CLEAR_MM, corners.max(axis=0) + MARGIN_CLEAR_MM
@@ -297,14 +337,22 @@ def shadow_grid(kit: Kit, mat: Mat) -> FloatArray:
     return found
 
 
-def hidden(scene: Scene, stacks: Mapping[str, Stack], points: FloatArray) -> NDArray[np.bool_]:
-    """Tells which mat points a stack hides, even one a move made taller."""
+def hidden(memory: Memory, scene: Scene, stacks: Mapping[str, Stack], points: FloatArray) -> NDArray[np.bool_]:
+    """Tells which mat points a stack hides, even one a move made taller (the points each
+    stack hides are kept in the memory while it stands)."""
+    old, memory.hides = memory.hides, {}
     hide = np.zeros(len(points), bool)
     for square, layers in stacks.items():
-        x, y = scene.cell_centre(square)
-        close = np.max(np.abs(points - [x, y]), axis=1) < scene.mat.pitch_mm / 2 + LEAN_MM
-        hide[close] |= covered(scene, stack_blocks(scene, square, raised(layers)), points[close])
+        key = (fix_key(scene), square, layers)
+        hide[kept(memory.hides, old, key, partial(hidden_by, scene, square, layers, points))] = True
     return hide
+
+
+def hidden_by(scene: Scene, square: str, layers: Stack, points: FloatArray) -> IntArray:
+    """Returns the indices of the mat points a square's stack hides, even one a move made taller."""
+    x, y = scene.cell_centre(square)
+    close = np.flatnonzero(np.max(np.abs(points - [x, y]), axis=1) < scene.mat.pitch_mm / 2 + LEAN_MM)
+    return np.asarray(close[covered(scene, stack_blocks(scene, square, raised(layers)), points[close])], np.int64)
 
 
 def raised(layers: Stack) -> Stack:
@@ -312,31 +360,34 @@ def raised(layers: Stack) -> Stack:
     return layers + ((layers[-1][0], "S"),)
 
 
-def reach_of(lights: Sequence[Light]) -> float:
-    """Returns how far from a cell's centre its shadow may fall (mm)."""
-    return SHADOW_REACH_MM + max(float(np.hypot(*light.reach)) for light in lights) * TALLEST_MM
-
-
-def casting(scene: Scene, stacks: Mapping[str, Stack], square: str, lights: Sequence[Light]) -> dict[str, Stack]:
-    """Returns the stacks whose shadows may meet a cell's."""
-    x, y = scene.cell_centre(square)
-    reach = reach_of(lights)
-    return {other: layers for other, layers in stacks.items()
-            if max(abs(a - b) for a, b in zip(scene.cell_centre(other), (x, y))) < reach}
+def shadow_meetings(scene: Scene, stacks: Mapping[str, Stack], lights: Sequence[Light]) -> dict[str, dict[str, Stack]]:
+    """Returns, per cell, the stacks whose shadows may touch where its shadow grows when its
+    stack rises (a Small more): only they change its shadow per mm of rise."""
+    squares = list(stacks)
+    blocks = casters(scene, stacks).blocks
+    owner = np.repeat(np.arange(len(squares)), [len(layers) for layers in stacks.values()])
+    tops = np.array([stack_blocks(scene, square, raised(layers))[-1]
+                     for square, layers in stacks.items()]).reshape(-1, 7)
+    meets = np.zeros((len(squares), len(squares)), bool)
+    for light in lights:
+        touching = overlapping(outlines_of(tops, light.reach), outlines_of(blocks, light.reach))
+        for index in range(len(squares)):
+            meets[index, owner[touching[index]]] = True
+    return {square: {squares[other]: stacks[squares[other]] for other in np.flatnonzero(meets[index])}
+            for index, square in enumerate(squares)}
 
 
 def unit_darkening(scene: Scene, stacks: Mapping[str, Stack], square: str, lights: Sequence[Light]) -> FloatArray:
     """Returns how the mat's brightness changes over the shadow grid per mm a cell's stack rises
     (zero away from its shadow)."""
-    grid = shadow_grid(scene.kit, scene.mat)
-    x, y = scene.cell_centre(square)
-    inside = np.max(np.abs(grid - [x, y]), axis=1) < reach_of(lights)
-    local, window = grid[inside], window_around(grid[inside], 0.0)
     taller = raised(stacks[square])
     rise = apex_of(stack_blocks(scene, square, taller)) - apex_of(stack_blocks(scene, square, stacks[square]))
-    nearby = casting(scene, stacks, square, lights)
-    before = darkening(lights, casters(scene, nearby), window, local)
-    after = darkening(lights, casters(scene, {**nearby, square: taller}), window, local)
-    unit = np.zeros(len(grid))
-    unit[inside] = (before - after) / rise
-    return unit
+    grown = {**stacks, square: taller}
+    added = sum(len(layers) for layers in list(grown.values())[:list(grown).index(square) + 1]) - 1
+    return -added_shadow(lights, casters(scene, grown), added, shadow_grid(scene.kit, scene.mat)) / rise
+
+
+def lattice(ticks: FloatArray) -> FloatArray:
+    """Returns the board points (x, y) of a square lattice on some ticks, x-major."""
+    xs, ys = np.meshgrid(ticks, ticks, indexing="ij")
+    return np.column_stack([xs.ravel(), ys.ravel()])

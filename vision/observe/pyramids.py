@@ -166,6 +166,7 @@ def label_look(label: str) -> Look:
     return look_of(layers[::-1])
 
 
+@lru_cache(maxsize=16384)
 def same_look(current: Stack, option: Stack) -> bool:
     """Tells whether a candidate stack, its new pieces of the current top's colour, looks like
     the current stack to colour alone (new pieces are of a mover's colour: on a clear or black

@@ -15,17 +15,20 @@ when it explains much more.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from vision.observe.calibrate import cubic_basis
-from vision.observe.stack_colours import FloatArray
+from vision.observe.stack_colours import FloatArray, IntArray
 from vision.observe.stacks import HALF, HEIGHT, X, Y, Z0
 
 RASTER_MM = 1.5  # the shadows are drawn at this many mm per raster pixel
+AA_MM = 2 * RASTER_MM  # a drawn outline's smoothed edge reaches this far
+BLUR_REACH = 4.0  # a blur reaches this many sigmas (OpenCV's kernel for float images)
 REACH_LIMIT = 2.0  # the longest shadow per mm of height (a light 27 degrees above the mat)
 TURNS = 16  # light directions tried round the board ...
 SLOPES = (0.1, 0.3, 0.5, 0.8, 1.2, 1.7)  # ... at these reaches (mm of shadow per mm of height)
@@ -75,9 +78,11 @@ class Window:
         return np.asarray((np.asarray(points, np.float64) - self.corner) / RASTER_MM, np.float64)
 
 
-def window_around(points: FloatArray, margin_mm: float) -> Window:
-    """Returns the window that holds some board points with a margin."""
+def window_around(points: FloatArray, margin_mm: float, snapped: bool = False) -> Window:
+    """Returns the window that holds some board points with a margin (its corner on the board's
+    raster lattice if snapped, so that any two such windows draw alike)."""
     low = points.min(axis=0) - margin_mm
+    low = np.floor(low / RASTER_MM) * RASTER_MM if snapped else low
     high = points.max(axis=0) + margin_mm
     size = np.ceil((high - low) / RASTER_MM).astype(int) + 1
     return Window((float(low[0]), float(low[1])), (int(size[0]), int(size[1])))
@@ -86,23 +91,65 @@ def window_around(points: FloatArray, margin_mm: float) -> Window:
 def shade(casters: Casters, reach: tuple[float, float], softness_mm: float, window: Window,
           points: FloatArray) -> FloatArray:
     """Returns how much of one light each board point loses to the casters' shadows (0 to 1)."""
+    return sampled(blurred(raster(casters, reach, window), softness_mm), window, points)
+
+
+def raster(casters: Casters, reach: tuple[float, float], window: Window) -> NDArray[np.float32]:
+    """Returns the casters' sharp shadows of one light drawn over a window (a pyramid over those
+    drawn before it: the share of the light it stops)."""
+    return _drawn(window.pixels(outlines_of(casters.blocks, reach)), casters.opacity, window)
+
+
+def _drawn(outlines: FloatArray, opacity: FloatArray, window: Window) -> NDArray[np.float32]:
+    """Returns shadow outlines (raster pixels) drawn over a window in turn, each its opacity."""
     mask = np.zeros((window.size[1], window.size[0]), np.float32)
-    shift = np.array(reach, np.float64)
-    for row, opacity in zip(casters.blocks, casters.opacity):
-        corners = _corners(row)
-        tops = np.vstack([corners[:, :2] + corners[:, 2:] * shift, [row[X], row[Y]] + (row[Z0] + row[HEIGHT]) * shift])
-        hull = cv2.convexHull(window.pixels(tops).astype(np.float32)).reshape(-1, 2)
-        cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), float(opacity), cv2.LINE_AA, 4)
-    blurred = cv2.GaussianBlur(mask, (0, 0), max(softness_mm / RASTER_MM, 0.5))
+    for outline, share in zip(np.round(outlines * 16).astype(np.int32), opacity.tolist()):
+        cv2.fillConvexPoly(mask, outline, share, cv2.LINE_AA, 4)
+    return mask
+
+
+def blurred(mask: NDArray[np.float32], softness_mm: float) -> NDArray[np.float32]:
+    """Returns a drawn shadow blurred as a light of some softness blurs it."""
+    return np.asarray(cv2.GaussianBlur(mask, (0, 0), max(softness_mm / RASTER_MM, 0.5)), np.float32)
+
+
+def sampled(shadow: NDArray[np.float32], window: Window, points: FloatArray) -> FloatArray:
+    """Returns a drawn shadow at board points (bilinear; none outside the window)."""
     spots = window.pixels(points).astype(np.float32).reshape(1, -1, 2)
-    found = cv2.remap(blurred, spots[..., 0], spots[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    found = cv2.remap(shadow, spots[..., 0], spots[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
     return np.asarray(found.ravel(), np.float64)
 
 
-def _corners(row: FloatArray) -> FloatArray:
-    """Returns a pyramid's base corners (x, y, z)."""
-    half = row[HALF]
-    return np.array([[row[X] + sx * half, row[Y] + sy * half, row[Z0]] for sx in (-1, 1) for sy in (-1, 1)])
+def overlapping(first: FloatArray, second: FloatArray) -> NDArray[np.bool_]:
+    """Tells which of some shadow outlines (board mm) may touch which of others, once drawn
+    (their boxes, widened by a drawn edge, overlap): F x S."""
+    low, high = first.min(axis=1) - AA_MM, first.max(axis=1) + AA_MM
+    over = (second.max(axis=1)[None] >= low[:, None]) & (second.min(axis=1)[None] <= high[:, None])
+    return np.asarray(over[..., 0] & over[..., 1], np.bool_)
+
+
+def within(points: FloatArray, low: FloatArray, high: FloatArray) -> IntArray:
+    """Returns the indices of the board points inside a box (its lower and upper corners)."""
+    x, y = points[:, 0], points[:, 1]
+    return np.flatnonzero((x >= low[0]) & (x <= high[0]) & (y >= low[1]) & (y <= high[1]))
+
+
+def outlines_of(blocks: FloatArray, reach: tuple[float, float]) -> FloatArray:
+    """Returns the outline (5 board points in turn, some repeated) of each pyramid's shadow along
+    a light: the hull of its base and apex pushed along the light onto the mat."""
+    shift = np.asarray(reach, np.float64)
+    half = blocks[:, HALF, None]
+    centre = blocks[:, [X, Y]] + blocks[:, Z0, None] * shift
+    apex = blocks[:, HEIGHT, None] * shift  # from the pushed base's centre
+    signs = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+    corners = signs[None, :, :] * half[:, :, None]
+    hidden = ((signs[None, :, 0] * apex[:, None, 0] > half) & (signs[None, :, 1] * apex[:, None, 1] > half))
+    corners = np.where(hidden[..., None], apex[:, None, :], corners)
+    inside: NDArray[np.bool_] = np.all(np.abs(apex) <= half, axis=1)
+    tip = np.where(inside[:, None], corners[:, 0], apex)
+    around = np.concatenate([corners, tip[:, None, :]], axis=1)
+    order = np.argsort(np.arctan2(around[..., 1], around[..., 0]), axis=1)
+    return np.asarray(np.take_along_axis(around, order[..., None], axis=1) + centre[:, None, :], np.float64)
 
 
 def darkening(lights: Sequence[Light], casters: Casters, window: Window, points: FloatArray) -> FloatArray:
@@ -113,49 +160,106 @@ def darkening(lights: Sequence[Light], casters: Casters, window: Window, points:
     return total
 
 
+def added_shadow(lights: Sequence[Light], casters: Casters, added: int, points: FloatArray) -> FloatArray:
+    """Returns how much more lightness the lights' shadows take off the mat at board points
+    with one of the casters there than without it: drawn only where its sharp shadow falls,
+    with the casters whose shadows meet it there, and blurred."""
+    total = np.zeros(len(points))
+    for light in lights:
+        outlines = outlines_of(casters.blocks, light.reach)
+        low, high = outlines[added].min(axis=0) - AA_MM, outlines[added].max(axis=0) + AA_MM
+        meet = overlapping(outlines[added:added + 1], outlines)[0]
+        meet[added] = False
+        margin = BLUR_REACH * max(light.softness_mm, 0.5 * RASTER_MM) + AA_MM
+        window = window_around(np.array([low, high]), margin, snapped=True)
+        near = within(points, np.asarray(window.corner), high + margin)
+        pixels = window.pixels(outlines)
+        alone = _drawn(pixels[meet], casters.opacity[meet], window)
+        meet[added] = True
+        change = _drawn(pixels[meet], casters.opacity[meet], window) - alone
+        total[near] += light.depth * sampled(blurred(change, light.softness_mm), window, points[near])
+    return total
+
+
+@dataclass(eq=False)
+class Fitting:
+    """What the lights are fitted to: board points, the mat's lightness there, the lit mat's
+    field (basis), the casters, and each light's shade kept as it is drawn (a search tries a
+    direction at several softnesses, and twice)."""
+
+    points: FloatArray
+    lightness: FloatArray
+    basis: FloatArray
+    casters: Casters
+    window: Window
+    rasters: dict[tuple[float, float], NDArray[np.float32]] = field(default_factory=dict)
+    shades: dict[tuple[tuple[float, float], float], FloatArray] = field(default_factory=dict)
+
+    def shade(self, reach: tuple[float, float], softness_mm: float) -> FloatArray:
+        """Returns how much of one light each point loses to the casters' shadows (kept)."""
+        key = (reach, softness_mm)
+        if key not in self.shades:
+            if reach not in self.rasters:
+                self.rasters[reach] = raster(self.casters, reach, self.window)
+            self.shades[key] = sampled(blurred(self.rasters[reach], softness_mm), self.window, self.points)
+        return self.shades[key]
+
+
 def fit_lights(points: FloatArray, lightness: FloatArray, casters: Casters, side_mm: float) -> tuple[Light, ...]:
     """Returns the lights (one or two) whose shadows of the casters best explain the mat's
     lightness at board points (none if no shadow shows)."""
-    window = window_around(points, 0.0)
-    field = cubic_basis(points, side_mm, FIELD_TERMS)
-    first, misfit = _search(points, lightness, casters, window, field, [])
+    fitting = Fitting(points, lightness, cubic_basis(points, side_mm, FIELD_TERMS), casters, window_around(points, 0.0))
+    first, misfit = _search(fitting, [])
     if first is None:
         return ()
-    second, better = _search(points, lightness, casters, window, field, [first])
+    second, better = _search(fitting, [first])
     if second is None or better > misfit * (1 - SECOND_GAIN):
-        return _depths(points, lightness, casters, window, field, [first])
-    return _depths(points, lightness, casters, window, field, [first, second])
+        return _depths(fitting, [first])
+    return _depths(fitting, [first, second])
 
 
-def _shades(points: FloatArray, casters: Casters, window: Window, lights: Sequence[Light]) -> list[FloatArray]:
+def _shades(fitting: Fitting, lights: Sequence[Light]) -> list[FloatArray]:
     """Returns each light's shade at the points (its depth not applied)."""
-    return [shade(casters, light.reach, light.softness_mm, window, points) for light in lights]
+    return [fitting.shade(light.reach, light.softness_mm) for light in lights]
 
 
-def _solve(design: FloatArray, lightness: FloatArray) -> tuple[FloatArray, float]:
-    """Returns the least-squares coefficients of a design and the misfit left (sum of squares)."""
-    normal = design.T @ design + 1e-9 * np.eye(design.shape[1])
-    solution = np.asarray(np.linalg.solve(normal, design.T @ lightness), np.float64)
-    return solution, float(np.sum((design @ solution - lightness) ** 2))
+def _solve(fitting: Fitting, known: Sequence[FloatArray], trials: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Returns, for each trial column (rows of trials), the least-squares coefficients of the lit
+    field, the known columns and it for the lightness (T x M), and the misfit left (T, sums of
+    squares)."""
+    fixed = np.column_stack([fitting.basis, *known])
+    width, count = fixed.shape[1], len(trials)
+    normal = np.empty((count, width + 1, width + 1))
+    normal[:, :width, :width] = fixed.T @ fixed
+    normal[:, :width, width] = normal[:, width, :width] = trials @ fixed
+    normal[:, width, width] = np.einsum("tn,tn->t", trials, trials)
+    target = np.empty((count, width + 1))
+    target[:, :width] = fixed.T @ fitting.lightness
+    target[:, width] = trials @ fitting.lightness
+    solution = np.linalg.solve(normal + 1e-9 * np.eye(width + 1), target[..., None])[..., 0]
+    misfit = (fitting.lightness @ fitting.lightness - 2.0 * np.einsum("tm,tm->t", solution, target)
+              + np.einsum("tm,tmk,tk->t", solution, normal, solution))
+    return np.asarray(solution, np.float64), np.asarray(np.maximum(misfit, 0.0), np.float64)
 
 
-def _misfit(points: FloatArray, lightness: FloatArray, casters: Casters, window: Window, field: FloatArray,
-            known: list[FloatArray], reach: tuple[float, float], softness: float) -> tuple[float, float]:
-    """Returns how badly a light (with the ones known) explains the lightness, and its depth."""
-    shaded = shade(casters, reach, softness, window, points)
-    solution, misfit = _solve(np.column_stack([field, *known, -shaded]), lightness)
-    return misfit, float(solution[-1])
+def _scored(fitting: Fitting, known: list[FloatArray], trials: Sequence[tuple[tuple[float, float], float]]
+            ) -> list[tuple[float, float, tuple[float, float], float]]:
+    """Returns how badly each trial light (reach, softness) with the known ones explains the
+    lightness, its depth, and the light."""
+    if not trials:
+        return []
+    solution, misfit = _solve(fitting, known, -np.array([fitting.shade(reach, soft) for reach, soft in trials]))
+    return [(float(bad), float(depth), reach, soft)
+            for bad, depth, (reach, soft) in zip(misfit, solution[:, -1], trials)]
 
 
-def _search(points: FloatArray, lightness: FloatArray, casters: Casters, window: Window, field: FloatArray,
-            known: list[Light]) -> tuple[Light | None, float]:
+def _search(fitting: Fitting, known: list[Light]) -> tuple[Light | None, float]:
     """Returns the light that, with the known ones, best explains the lightness (its depth
     rough), and the misfit left; None when no light darkens the mat."""
-    shades = [-shade for shade in _shades(points, casters, window, known)]
+    shades = [-shade for shade in _shades(fitting, known)]
     tried = [((slope * math.cos(turn), slope * math.sin(turn)), softness)
              for turn in np.arange(TURNS) * 2 * math.pi / TURNS for slope in SLOPES for softness in SOFTNESS_MM]
-    scores = [(*_misfit(points, lightness, casters, window, field, shades, reach, softness), reach, softness)
-              for reach, softness in tried]
+    scores = _scored(fitting, shades, tried)
     misfit, depth, reach, softness = min((s for s in scores if s[1] > LEAST_DEPTH), default=(math.inf, 0.0, (0.0, 0.0), 0.0))
     if not math.isfinite(misfit):
         return None, math.inf
@@ -163,8 +267,7 @@ def _search(points: FloatArray, lightness: FloatArray, casters: Casters, window:
         for _ in range(4):
             trials = [((reach[0] + dx, reach[1] + dy), soft) for dx, dy in ((step, 0), (-step, 0), (0, step), (0, -step))
                       for soft in (softness,)] + [(reach, softness * 1.2), (reach, softness / 1.2)]
-            found = [(*_misfit(points, lightness, casters, window, field, shades, r, s), r, s) for r, s in trials
-                     if math.hypot(*r) <= REACH_LIMIT]
+            found = _scored(fitting, shades, [(r, s) for r, s in trials if math.hypot(*r) <= REACH_LIMIT])
             best = min(found, default=(math.inf, 0.0, reach, softness))
             if best[0] >= misfit:
                 break
@@ -172,13 +275,13 @@ def _search(points: FloatArray, lightness: FloatArray, casters: Casters, window:
     return Light(reach, softness, depth), misfit
 
 
-def _depths(points: FloatArray, lightness: FloatArray, casters: Casters, window: Window, field: FloatArray,
-            lights: list[Light]) -> tuple[Light, ...]:
+def _depths(fitting: Fitting, lights: list[Light]) -> tuple[Light, ...]:
     """Returns the lights with their depths fitted together."""
-    shades = _shades(points, casters, window, lights)
-    solution, _ = _solve(np.column_stack([field, *[-shade for shade in shades]]), lightness)
+    shades = [-shade for shade in _shades(fitting, lights)]
+    solution, _ = _solve(fitting, shades[:-1], np.array(shades[-1:]))
+    width = fitting.basis.shape[1]
     return tuple(Light(light.reach, light.softness_mm, float(depth))
-                 for light, depth in zip(lights, solution[field.shape[1]:]) if depth > LEAST_DEPTH)
+                 for light, depth in zip(lights, solution[0, width:]) if depth > LEAST_DEPTH)
 
 
 def brightness(lightness: FloatArray) -> FloatArray:
@@ -202,12 +305,14 @@ class Darkening:
     def log_likelihood(self, candidate: int) -> float:
         """Returns the log-likelihood of the rise seen if a candidate stands there now (nats;
         0 for a candidate this does not judge)."""
-        predicted = float(self.predicted[candidate])
-        if math.isnan(predicted):
-            return 0.0
-        spread = self.spread ** 2 + (ROOM * predicted) ** 2 + FLOOR_MM ** 2
-        miss = (self.seen - predicted) ** 2 / spread
-        return -0.5 * (TAILS + 1) * math.log1p(miss / TAILS) - 0.5 * math.log(spread)
+        return float(self.log_likelihoods()[candidate])
+
+    def log_likelihoods(self) -> FloatArray:
+        """Returns the log-likelihood of the rise seen for every candidate (nats; 0 where not judged)."""
+        spread = self.spread ** 2 + (ROOM * self.predicted) ** 2 + FLOOR_MM ** 2
+        miss = (self.seen - self.predicted) ** 2 / spread
+        found = -0.5 * (TAILS + 1) * np.log1p(miss / TAILS) - 0.5 * np.log(spread)
+        return np.asarray(np.where(np.isnan(found), 0.0, found), np.float64)
 
 
 def joint_rises(change: FloatArray, units: Mapping[str, FloatArray], noise: float) -> dict[str, tuple[float, float]]:

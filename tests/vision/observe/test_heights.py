@@ -1,6 +1,7 @@
 """Tests of tracking a pyramid's top between two frames (vision.observe.heights) on synthetic
-pictures: a known shift is found, what a candidate predicts is what tracking would measure, the
-frame's noise is read from the cells, and the geometry of rises matches a pyramid's."""
+pictures: a known shift is found, an edge's texture is tracked across it, what a candidate
+predicts is what tracking would measure, the frame's noise is read from the cells, and the
+geometry of rises and of the rays that may meet a stack matches a pyramid's."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import numpy as np
 import pytest
 
 from vision.observe.heights import (
-    STILL_SPREAD, Picture, Shift, calibrated, heights_at, predict, seen_at, shift_of, track,
+    MOST_PX, STILL_SPREAD, Picture, Shift, calibrated, heights_at, passes_over, predict, seen_at, shift_of, template,
+    track,
 )
-from vision.observe.stacks import block
+from vision.observe.stacks import block, cast
 
 SIZE = 64
 
@@ -33,19 +35,36 @@ def spots() -> np.ndarray:
 
 @pytest.mark.parametrize("shift", [(0.0, 0.0), (0.3, -0.2), (-1.2, 0.8)])
 def test_a_known_shift_is_tracked(shift: tuple[float, float]) -> None:
-    found = track(ridges(), ridges(shift), spots())
+    found = track(template(ridges(), spots()), ridges(shift))
     assert found is not None
     assert found.delta == pytest.approx(shift, abs=0.05)
 
 
 def test_too_few_samples_or_a_lost_track_give_nothing() -> None:
-    assert track(ridges(), ridges(), spots()[:5]) is None
-    assert track(ridges(), ridges((9.0, 0.0)), spots()) is None
+    assert track(template(ridges(), spots()[:5]), ridges()) is None
+    assert track(template(ridges(), spots()), ridges((9.0, 0.0))) is None
+
+
+def stripes(size: int) -> Picture:
+    """Returns a picture of strong stripes that all run one way (diagonally): an edge's texture."""
+    ys, xs = np.mgrid[0:size, 0:size].astype(np.float64)
+    return Picture(np.asarray(50.0 + 50.0 * np.sin(xs + ys), np.float32))
+
+
+@pytest.mark.parametrize("size", [64, 256])
+def test_a_texture_that_runs_one_way_is_tracked_across_it_and_left_to_the_prior_along_it(size: int) -> None:
+    pixels = np.column_stack([axis.ravel() for axis in np.mgrid[20:size - 20, 20:size - 20][::-1]]).astype(float)
+    found = track(template(stripes(size), pixels), stripes(size))
+    assert found is not None and found.delta == pytest.approx([0.0, 0.0], abs=0.05)
+    spreads = np.linalg.eigvalsh(found.covariance)
+    assert 0.0 < spreads[0] and spreads[1] <= MOST_PX ** 2 * 1.01
+    cells = calibrated({f"c{index}": [shift_of(found, [np.zeros(2)])] for index in range(6)})
+    assert all(np.isfinite(shift.log_likelihood(0)) for bands in cells.values() for shift in bands if shift)
 
 
 def test_a_uniform_motion_predicts_itself_and_none_predicts_no_shift() -> None:
     pixels = spots()
-    still, small, large, unasked = predict(ridges(), pixels, [
+    still, small, large, unasked = predict(template(ridges(), pixels), ridges(), [
         np.zeros((len(pixels), 2)), np.tile([0.3, -0.2], (len(pixels), 1)),
         np.tile([1.5, -1.0], (len(pixels), 1)), None])
     assert still == pytest.approx([0.0, 0.0]) and unasked is None
@@ -57,12 +76,12 @@ def test_a_motion_of_part_of_the_top_predicts_less_than_that_motion() -> None:
     pixels = spots()
     near = np.hypot(pixels[:, 0] - 32.0, pixels[:, 1] - 30.0) < 6.0
     motion = np.where(near[:, None], [1.6, 0.0], [0.0, 0.0])
-    predicted = predict(ridges(), pixels, [motion])[0]
+    predicted = predict(template(ridges(), pixels), ridges(), [motion])[0]
     assert predicted is not None and 0.1 < predicted[0] < 1.6 and abs(predicted[1]) < 0.2
 
 
 def test_the_likelihood_prefers_the_candidate_that_predicts_the_shift() -> None:
-    found = track(ridges(noise=1.0, seed=1), ridges((0.6, 0.0), noise=1.0, seed=2), spots())
+    found = track(template(ridges(noise=1.0, seed=1), spots()), ridges((0.6, 0.0), noise=1.0, seed=2))
     assert found is not None
     shift = shift_of(found, [np.zeros(2), np.array([0.6, 0.0]), np.array([-0.6, 0.0]), None])
     scores = [shift.log_likelihood(index) for index in range(4)]
@@ -88,3 +107,18 @@ def test_a_pyramids_surface_and_the_point_a_ray_sees() -> None:
     assert heights_at(pyramid, spots_mm) == pytest.approx([44.0, 22.0, 0.0])
     seen = seen_at(np.array([[0.0, 0.0]]), np.array([50.0]), (100.0, 0.0, 500.0))
     assert seen[0] == pytest.approx([10.0, 0.0])
+
+
+def test_a_ray_that_meets_pyramids_above_its_own_height_passes_over_them_and_most_others_do_not() -> None:
+    stack = np.array([block(40.0, 30.0, 0.0, (25.0, 25.0, 44.0), True, 0),
+                      block(40.0, 30.0, 20.0, (19.0, 19.0, 34.0), True, 1)])
+    rng = np.random.default_rng(5)
+    points = rng.uniform(-20.0, 100.0, (4000, 2))
+    low = rng.uniform(0.0, 50.0, len(points))
+    camera = (100.0, 100.0, 600.0)
+    hits = cast(stack, points, camera)
+    meets = (hits.hit & (hits.z > low[None, :])).any(axis=0)
+    passing = passes_over(points, camera, low, stack)
+    assert meets.any() and not (meets & ~passing).any()
+    assert passing.mean() < 0.2
+

@@ -1,14 +1,17 @@
-"""Tests of the shadows pyramids cast (vision.observe.shadows) on synthetic mats: a light is found
-from the shadows it casts, a cell's rise is read from the change of its shadow even where a
-neighbour's shadow changes too, and a rise read so scores the candidates."""
+"""Tests of the shadows pyramids cast (vision.observe.shadows) on synthetic mats: a shadow's
+outline, the darkening one pyramid adds, a light found from the shadows it casts, a cell's rise
+read from the change of its shadow even where a neighbour's shadow changes too, and a rise read
+so scores the candidates."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
 from vision.observe.shadows import (
-    Casters, Darkening, Light, brightness, darkening, fit_lights, joint_rises, window_around,
+    Casters, Darkening, Light, added_shadow, brightness, darkening, fit_lights, joint_rises, outlines_of,
+    window_around,
 )
 from vision.observe.stacks import block
 
@@ -64,6 +67,31 @@ def test_a_rise_read_from_a_shadow_scores_the_candidates() -> None:
     reading = Darkening(5.0, 1.0, np.array([0.0, 5.1, -5.1, np.nan]))
     scores = [reading.log_likelihood(index) for index in range(4)]
     assert scores[1] > scores[0] > scores[2] and scores[3] == 0.0
+
+
+@pytest.mark.parametrize("reach", [(0.0, 0.0), (0.1, -0.05), (0.6, 0.2), (-0.9, -1.1), (0.0, 1.5)])
+def test_a_shadows_outline_is_the_hull_of_the_pushed_base_and_apex(reach: tuple[float, float]) -> None:
+    rows = np.array([block(50.0, 60.0, 0.0, (25.0, 25.0, 44.0), True, 0),
+                     block(50.0, 60.0, 20.0, (14.0, 14.0, 24.0), True, 1)])
+    for row, outline in zip(rows, outlines_of(rows, reach)):
+        half, shift = row[3], np.array(reach)
+        corners = [row[:2] + (sx * half, sy * half) + row[2] * shift for sx in (-1, 1) for sy in (-1, 1)]
+        hull = cv2.convexHull(np.array(corners + [row[:2] + (row[2] + row[4]) * shift], np.float32))
+        assert cv2.contourArea(outline.astype(np.float32)) == pytest.approx(cv2.contourArea(hull), rel=1e-5)
+        assert all(cv2.pointPolygonTest(hull, (float(x), float(y)), True) > -1e-3 for x, y in outline)
+
+
+def test_a_pyramid_added_darkens_the_mat_as_drawing_every_shadow_again_does() -> None:
+    base = {(x, y): 44.0 for x in (40.0, 80.0, 120.0) for y in (60.0, 100.0)}
+    casters = pyramids({**base, (80.0, 100.0): 60.0})
+    added = list(base).index((80.0, 100.0))
+    without = Casters(np.delete(casters.blocks, added, axis=0), np.delete(casters.opacity, added))
+    points = mat(2.0)
+    lights = [Light((-0.5, 0.3), 5.0, 40.0), Light((0.4, 0.4), 9.0, 10.0)]
+    window = window_around(points, 60.0, snapped=True)
+    again = darkening(lights, casters, window, points) - darkening(lights, without, window, points)
+    assert np.abs(again).max() > 1.0
+    assert added_shadow(lights, casters, added, points) == pytest.approx(again, abs=1e-4)
 
 
 def test_brightness_grows_with_lightness() -> None:
