@@ -26,7 +26,8 @@ QUIET = {"pass", "end"}
 
 @dataclass(frozen=True)
 class Spec:
-    """One fixture: its folder name, game, variant, preset, seed and number of moves."""
+    """One fixture: its folder name, game, variant, preset, seed and number of moves; `full`
+    asks for a whole game played by tools/policy.py (plies is then its upper bound)."""
 
     name: str
     game: str
@@ -34,6 +35,7 @@ class Spec:
     preset: str
     seed: int
     plies: int
+    full: bool = False
 
 
 SPECS = (
@@ -66,8 +68,13 @@ def choose(legal: list[str], seen: set[str], rng: random.Random, moves_this_turn
 
 
 def moves_for(spec: Spec) -> list[str]:
-    """Returns a seeded random move list of the spec's length (shorter if the game ends)."""
+    """Returns a seeded random move list of the spec's length (shorter if the game ends), or a
+    whole game for a `full` spec."""
     game = get_game(spec.game, spec.variant)
+    if spec.full:
+        from tools.policy import whole_game  # here, so that running this file as a script still works
+
+        return whole_game(game, spec.seed, spec.plies)
     rng = random.Random(spec.seed)
     state: Any = game.initial_state()
     moves: list[str] = []
