@@ -129,7 +129,8 @@ class Outline:
         """Returns the surface code of every ray (m x ...) for each of m ways to give the shapes
         parts (palette: m x shapes + 1, each shape's FACES * part, then 0), the context's codes
         seen, the mat's ground."""
-        code = palette[:, self.winner] + self.face
+        code = palette.take(self.winner, axis=1)  # -1 (the context's): the palette's last column, 0
+        code += self.face
         np.copyto(code, seen, where=self.winner < 0)
         np.copyto(code, ground, where=self.missed)
         return np.asarray(code, np.int16)

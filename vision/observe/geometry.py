@@ -7,6 +7,7 @@ those cells' pairs sorted out again.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Mapping
 
 import numpy as np
@@ -25,6 +26,27 @@ class Sampling:
 
     taps: Taps
     light: FloatArray
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What a context position shows every cast of every cell's rays (C x R x J): where its
+    nearest solid lets the ray out (MISS: none), that surface, and the printed mat's surface."""
+
+    exit: Array32
+    code: NDArray[np.int16]
+    ground: NDArray[np.int16]
+
+    def changed(self, cells: NDArray[np.int_], exit: Array32, code: NDArray[np.int16]) -> NDArray[np.bool_]:
+        """Tells which rays of some cells (k x R) a context showing them exit and code (k x R x J)
+        shows otherwise than this one did."""
+        return np.asarray(((exit != self.exit[cells]) | (code != self.code[cells])).any(axis=-1), np.bool_)
+
+    def updated(self, cells: NDArray[np.int_], exit: Array32, code: NDArray[np.int16]) -> Seen:
+        """Returns a copy that some cells' rays are shown exit and code (k x R x J) in."""
+        exits, codes = self.exit.copy(), self.code.copy()
+        exits[cells], codes[cells] = exit, code
+        return Seen(exits, codes, self.ground)
 
 
 @dataclass(slots=True, eq=False)
@@ -46,6 +68,7 @@ class Geometry:
     shared: int = 0  # how many leading pairs are its base's (a re-read copy)
     sampling: Sampling | None = None  # how the central rays are read in a frame, once known
     scoring: tuple[int, int, PairPlan] | None = None  # the plan of its pairs from some on, once known
+    seen: Seen | None = None  # what the context showed every ray when last predicted, once known
 
     def pair_up(self, surfaces: int) -> None:
         """Lists the distinct (ray, surface) pairs the predictions use, so that a frame scores
@@ -156,7 +179,8 @@ class PairPlan:
         their own plan, kept for the next time the same parts are asked for."""
         key = parts.tobytes()
         if key not in self.subsets:
-            pick = np.flatnonzero(np.append(parts, False).take(np.minimum(codes // FACES, len(parts))))
+            shown = np.append(parts, False).take(code_parts(len(parts)))  # per code; past the last: none
+            pick = np.flatnonzero(shown.take(codes, mode="clip"))
             self.subsets[key] = (pick, pair_plan(rays[pick], codes[pick], len(parts)))
         return self.subsets[key]
 
@@ -166,9 +190,27 @@ def pair_plan(rays: NDArray[np.integer[Any]], codes: NDArray[np.integer[Any]], p
     known = codes < FACES * parts
     index = None if bool(known.all()) else np.flatnonzero(known)
     chosen = np.asarray(rays if index is None else rays.take(index), np.intp)
-    part, face = np.divmod(np.asarray(codes if index is None else codes.take(index), np.intp), FACES)
+    known_codes = codes if index is None else codes.take(index)
+    part, face = code_parts(parts).take(known_codes), code_faces(parts).take(known_codes)
     top = face == 0
     side = np.flatnonzero(~top)
     tops = np.flatnonzero(top)
     return PairPlan(len(codes), index, chosen, part, chosen * parts + part, tops, side, part.take(tops),
                     part.take(side), face.take(side))
+
+
+@cache
+def code_parts(parts: int) -> NDArray[np.intp]:
+    """Returns the part of every surface code of parts prototypes, the unknown code's `parts`
+    (a lookup is quicker than dividing each pair's code; read only)."""
+    found = np.minimum(np.arange(FACES * parts + 1, dtype=np.intp) // FACES, parts)
+    found.setflags(write=False)
+    return found
+
+
+@cache
+def code_faces(parts: int) -> NDArray[np.intp]:
+    """Returns the face of every surface code of parts prototypes (read only)."""
+    found = np.arange(FACES * parts + 1, dtype=np.intp) % FACES
+    found.setflags(write=False)
+    return found

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 import cv2
@@ -24,7 +25,7 @@ from numpy.typing import NDArray
 
 from vision.kit import Kit
 from vision.observe.calibrate import cubic_basis
-from vision.observe.colours import ColourMemory, lab_distance
+from vision.observe.colours import LIGHTNESS_WEIGHT, ColourMemory, lab_distance
 from vision.observe.context import ObserveError, rgb_to_lab
 
 FloatArray = NDArray[np.float64]
@@ -107,13 +108,26 @@ def learnt(memory: ColourMemory, name: str) -> bool:
     return not np.array_equal(memory.lab(name), memory.nominal[name])
 
 
+def nominal_light(memory: ColourMemory, name: str) -> FloatArray:
+    """Returns the linear light (0-1) of a part's nominal colour (read only)."""
+    return _light_of(memory.nominal[name].tobytes())
+
+
+@lru_cache(maxsize=256)
+def _light_of(lab: bytes) -> FloatArray:
+    """Returns the linear light of a Lab colour given as float64 bytes, kept (nominal colours recur)."""
+    light = linear(lab_to_rgb(np.frombuffer(lab, np.float64)))
+    light.setflags(write=False)
+    return light
+
+
 def face_gains(memory: ColourMemory, colours: Colours) -> FloatArray:
     """Returns each face's light relative to nominal: the median over the opaque colours learnt there."""
     gains = DEFAULT_GAINS.copy()
     opaque = [name for name in colours.names if name not in colours.translucent]
     for face in colours.faces:
         ratios = [float(linear(lab_to_rgb(memory.lab(part(c, face)))).sum() /
-                        max(linear(lab_to_rgb(memory.nominal[part(c, face)])).sum(), 1e-3))
+                        max(nominal_light(memory, part(c, face)).sum(), 1e-3))
                   for c in opaque if learnt(memory, part(c, face))]
         if ratios:
             gains[face] = float(np.clip(np.median(ratios), 0.2, 1.5))
@@ -146,7 +160,7 @@ def palette(memory: ColourMemory, colours: Colours, noise: float) -> Palette:
             if learnt(memory, name):
                 sigmas[index, face] = SIGMA_LEARNT
             elif colour not in colours.translucent:
-                shaded = encode(linear(lab_to_rgb(memory.nominal[name])) * gains[face])
+                shaded = encode(nominal_light(memory, name) * gains[face])
                 labs[index, face] = rgb_to_lab(_rgb(shaded))
     clear = tuple(name in colours.translucent for name in colours.names)
     return Palette(labs, sigmas, noise, clear, memory.nominal[MAT])
@@ -163,16 +177,26 @@ def likelihoods(lab: FloatArray, colours: Palette, faces: Sequence[int],
     """Returns each sample's log-likelihood under every colour's faces (P x C x 5; faces not
     listed very unlikely) and under the mat, whose colour at each sample is given (P x 3)."""
     table = np.full((len(lab), len(colours.labs), len(FACES)), -CAP / 2)
+    opaque = [(index, face) for index in range(len(colours.labs)) for face in faces if not colours.clear[index]]
+    if opaque:
+        rows, columns = np.array(opaque).T
+        scales = np.array([math.hypot(colours.sigmas[index, face], colours.noise) for index, face in opaque])
+        distance = lab_distances(np.asarray(lab, np.float64), colours.labs[rows, columns])
+        table[:, rows, columns] = np.maximum(-0.5 * (distance / scales[:, None]) ** 2, -CAP / 2).T
     for index in range(len(colours.labs)):
-        for face in faces:
-            sigma = colours.sigmas[index, face]
-            if colours.clear[index]:
-                seen = mat + (colours.labs[index, face] - colours.mat)
-                table[:, index, face] = mat_likelihood(lab, seen, colours.noise, sigma)
-            else:
-                distance = lab_distance(lab, colours.labs[index, face])
-                table[:, index, face] = gaussian(distance, sigma, colours.noise)
+        for face in faces if colours.clear[index] else ():
+            seen = mat + (colours.labs[index, face] - colours.mat)
+            table[:, index, face] = mat_likelihood(lab, seen, colours.noise, colours.sigmas[index, face])
     return table, mat_likelihood(lab, mat, colours.noise)
+
+
+def lab_distances(lab: FloatArray, prototypes: FloatArray) -> FloatArray:
+    """Returns the distance of every Lab colour (P x 3) to every prototype (K x 3), lightness
+    scaled down as lab_distance does (K x P: long rows are quicker to work out)."""
+    axes = np.ascontiguousarray(lab.T)
+    light = (axes[0][None, :] - prototypes[:, 0, None]) * LIGHTNESS_WEIGHT
+    red, yellow = axes[1][None, :] - prototypes[:, 1, None], axes[2][None, :] - prototypes[:, 2, None]
+    return np.asarray(np.sqrt(light * light + red * red + yellow * yellow), np.float64)
 
 
 def mat_likelihood(lab: FloatArray, mat: FloatArray, noise: float, sigma: float = SIGMA_LEARNT) -> FloatArray:
@@ -191,9 +215,20 @@ def mat_field(points: FloatArray, lab: FloatArray, side: float, fallback: FloatA
     show the mat (light falls off across it), refitted on those not darker than the fit (shadows
     and printed lines are everywhere around pieces), so it settles on the lit mat; the fallback
     colour everywhere when too few samples show the mat."""
-    if len(points) < FIELD_SAMPLES:
+    return field_on(field_basis(points, side), lab, fallback, field_basis(at, side))
+
+
+def field_basis(points: FloatArray, side: float) -> FloatArray:
+    """Returns the mat light field's terms (quadratic over the grid of this side) at mat points."""
+    return cubic_basis(points, side, 6)
+
+
+def field_on(basis: FloatArray, lab: FloatArray, fallback: FloatArray, at: FloatArray) -> FloatArray:
+    """Returns mat_field's colours where the field's terms are `at`, fitted to samples whose
+    terms are `basis` (see field_basis)."""
+    if len(basis) < FIELD_SAMPLES:
         return np.tile(fallback, (len(at), 1))
-    basis, keep = cubic_basis(points, side)[:, :6], np.ones(len(points), bool)
+    keep = np.ones(len(basis), bool)
     for _ in range(FIELD_ROUNDS):
         chosen = basis[keep]
         coefficients = np.linalg.solve(chosen.T @ chosen + 1e-9 * np.eye(6), chosen.T @ lab[keep])
@@ -201,7 +236,7 @@ def mat_field(points: FloatArray, lab: FloatArray, side: float, fallback: FloatA
         keep = shortfall < 0.5 * 1.4826 * float(np.median(np.abs(shortfall[keep]))) + 1e-6
         if keep.sum() < FIELD_SAMPLES:
             return np.tile(fallback, (len(at), 1))
-    return np.asarray(cubic_basis(at, side)[:, :6] @ coefficients, np.float64)
+    return np.asarray(at @ coefficients, np.float64)
 
 
 def interior(parts: IntArray, grid: tuple[int, int]) -> BoolArray:
@@ -235,8 +270,11 @@ def lessons(parts: IntArray, cells: IntArray, lab: FloatArray, inside: BoolArray
     keep = inside & (parts >= -1) & ~np.isin(parts // len(FACES), clear)
     span = len(colours.names) * len(FACES) + 1
     keys = cells[keep] * span + parts[keep] + 1
-    found, index = np.unique(keys, return_inverse=True)
-    counts = np.bincount(index, minlength=len(found))
+    tally = np.bincount(keys)  # as np.unique(keys, return_inverse=True), quicker for small keys
+    found = np.flatnonzero(tally)
+    rank = np.zeros(len(tally), np.int64)
+    rank[found] = np.arange(len(found))
+    index, counts = rank[keys], tally[found]
     kept = lab[keep]
     means = np.stack([np.bincount(index, weights=kept[:, axis], minlength=len(found))
                       for axis in range(3)], axis=1) / counts[:, None]

@@ -17,7 +17,7 @@ for the next frame: it changes only with the camera or the stacks around the cel
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
@@ -26,11 +26,12 @@ from vision.expect import ViewError, expected_view
 from vision.kit import Kit
 from vision.observation import CellSeen, Observation
 from vision.observe.colours import ColourMemory, probabilities
-from vision.observe.context import ObserveError, Scene
+from vision.observe.context import ObserveError, Scene, Taps, taps
 from vision.observe.stack_colours import (
     FACES, MAT, SHADED_SHIFT, TOP, BoolArray, Colours, FloatArray, IntArray, Palette,
-    interior, lessons, likelihoods, mat_field, noise_level, nominal_colours, palette, teach,
+    field_basis, field_on, interior, lessons, likelihoods, noise_level, nominal_colours, palette, teach,
 )
+from vision.pose import image_points
 
 SIDES = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
 X, Y, Z0, HALF, HEIGHT, SLOPE, COLOUR = range(7)
@@ -90,10 +91,24 @@ def sample_patch(scene: Scene, square: str, step_mm: float, reach_mm: float) -> 
     return Patch(square, points, grid, weight)
 
 
-def frame_colours(scene: Scene, patches: Sequence[Patch]) -> FloatArray:
-    """Returns the Lab colour of every cell's samples, in order, read from the frame in one pass."""
-    points = np.vstack([patch.points for patch in patches])
-    return scene.sample(np.column_stack([points, np.zeros(len(points))]))
+@dataclass(frozen=True, slots=True)
+class Sampling:
+    """Where every cell is sampled for one camera (board fix and place): each square's patch
+    (squares in the scene's order), the frame pixels' bilinear taps of all their samples in
+    that order, and the mat light field's terms there (see mat_field)."""
+
+    patches: dict[str, Patch]
+    taps: Taps
+    basis: FloatArray
+    casts: dict[tuple[str, bytes], Hits] = field(default_factory=dict)  # see cast_kept
+
+
+def sampling(scene: Scene, step_mm: float, reach_mm: float) -> Sampling:
+    """Returns where every cell of a scene is sampled."""
+    patches = {square: sample_patch(scene, square, step_mm, reach_mm) for square in scene.squares()}
+    points = np.vstack([patch.points for patch in patches.values()])
+    pixels = image_points(scene.view, scene.place, np.column_stack([points, np.zeros(len(points))]))
+    return Sampling(patches, taps(scene.frame.shape[:2], pixels), field_basis(points, scene.mat.side_mm))
 
 
 # -- rays against square frustums --------------------------------------------------------------
@@ -143,6 +158,29 @@ def cast(blocks: FloatArray, points: FloatArray, camera: tuple[float, float, flo
     return Hits(lower <= z, z.astype(np.float64), np.where(lid, TOP, face))
 
 
+KEPT_CASTS = 1000  # single solids whose casts one camera's Sampling keeps (10-20 kB each)
+
+
+def cast_kept(kept: dict[tuple[str, bytes], Hits], square: str, blocks: FloatArray, points: FloatArray,
+              camera: tuple[float, float, float]) -> Hits:
+    """Returns cast(blocks, points, camera) for a square's points, casting only the solids whose
+    rays are not kept for that square yet (each solid's rows are its own) and keeping those."""
+    rows = np.asarray(blocks, np.float64).reshape(-1, 7)
+    keys = [(square, row.tobytes()) for row in rows]
+    missing = [index for index, key in enumerate(keys) if key not in kept]
+    if not len(rows):
+        return cast(rows, points, camera)
+    if len(kept) + len(missing) > KEPT_CASTS:
+        kept.clear()
+        missing = list(range(len(rows)))
+    if missing:
+        fresh = cast(rows[missing], points, camera)
+        kept.update({keys[index]: Hits(fresh.hit[at], fresh.z[at], fresh.face[at]) for at, index in enumerate(missing)})
+    found = [kept[key] for key in keys]
+    return Hits(np.stack([hits.hit for hits in found]), np.stack([hits.z for hits in found]),
+                np.stack([hits.face for hits in found]))
+
+
 # -- memory ----------------------------------------------------------------------------------
 
 
@@ -153,6 +191,7 @@ class StackMemory(ColourMemory):
     def __init__(self, nominal: Mapping[str, tuple[float, float, float]], **settings: Any) -> None:
         super().__init__(nominal, **settings)
         self.geometry: dict[Hashable, CellModel] = {}
+        self.sampled: tuple[Hashable, Sampling] | None = None
 
 
 def stack_memory(kit: Kit, game: str, colours: Colours, kind: type[StackMemory] = StackMemory) -> StackMemory:
@@ -175,9 +214,15 @@ class Backdrop:
 
     def score(self, table: FloatArray, ground: FloatArray) -> FloatArray:
         """Returns each sample's log-likelihood under what the backdrop shows there."""
-        parts = self.part.clip(min=0)
-        seen = table[np.arange(len(parts)), parts // len(FACES), parts % len(FACES)]
-        return np.asarray(np.where(self.part >= 0, seen, ground), np.float64)
+        return shown_scores(self.part, table, ground)
+
+
+def shown_scores(part: IntArray, table: FloatArray, ground: FloatArray) -> FloatArray:
+    """Returns each sample's log-likelihood under the part shown there (colour x 5 + face; -1:
+    the mat, whose log-likelihoods are ground)."""
+    parts = part.clip(min=0)
+    seen = table[np.arange(len(parts)), parts // len(FACES), parts % len(FACES)]
+    return np.asarray(np.where(part >= 0, seen, ground), np.float64)
 
 
 def backdrop(neighbours: FloatArray, hits: Hits, count: int) -> Backdrop:
@@ -224,10 +269,12 @@ class Coverage:
     shape: tuple[int, int]
 
 
-def coverage(hits: Hits, stacks: IntArray, behind: Backdrop) -> Coverage:
-    """Returns which samples every candidate stack's layers paint, and with which face."""
+def coverage(hits: Hits, stacks: IntArray, behind: Backdrop,
+             seen: tuple[IntArray, BoolArray] | None = None) -> Coverage:
+    """Returns which samples every candidate stack's layers paint, and with which face (seen:
+    the stacks' visible layers, if known)."""
     depth = stacks.shape[1]
-    layers, met = visible_layers(hits, stacks)
+    layers, met = seen or visible_layers(hits, stacks)
     chosen = np.take_along_axis(stacks, layers, axis=1).clip(min=0)
     columns = np.arange(len(behind.z))[None, :]
     own = met & (hits.z[chosen, columns] > behind.z[None, :])
@@ -236,22 +283,36 @@ def coverage(hits: Hits, stacks: IntArray, behind: Backdrop) -> Coverage:
     return Coverage(keys, pixels, hits.face[chosen, columns][own], ~own, (len(stacks), depth))
 
 
-def score_stacks(covered: Coverage, table: FloatArray, ground: FloatArray, behind: Backdrop,
-                 weight: float) -> StackScores:
-    """Returns every stack's score on a cell's samples, split into backdrop and layers."""
-    background = (covered.bare * behind.score(table, ground)[None, :]).sum(axis=1)
-    seen = table[covered.pixels, :, covered.faces]
-    count = covered.shape[0] * covered.shape[1]
-    shares = np.stack([np.bincount(covered.keys, weights=seen[:, colour], minlength=count)
-                       for colour in range(table.shape[1])], axis=1)
-    layered = np.asarray(shares.reshape(*covered.shape, table.shape[1]) * weight, np.float64)
-    return StackScores(background * weight, layered)
+def score_all(models: Sequence[CellModel], table: FloatArray, ground: FloatArray) -> list[StackScores]:
+    """Returns every cell's stack scores on its samples (table and ground: all cells' samples in
+    order), split into backdrop and layers; the layers of all cells are summed in one pass."""
+    sizes = np.array([len(model.patch.points) for model in models])
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    behind = shown_scores(np.concatenate([model.behind.part for model in models]), table, ground)
+    painted = [len(model.covered.pixels) for model in models]
+    counts = np.array([model.covered.shape[0] * model.covered.shape[1] for model in models])
+    firsts = np.concatenate([[0], np.cumsum(counts)])
+    pixels = np.concatenate([model.covered.pixels for model in models]) + np.repeat(starts[:-1], painted)
+    keys = np.concatenate([model.covered.keys for model in models]) + np.repeat(firsts[:-1], painted)
+    seen = table[pixels, :, np.concatenate([model.covered.faces for model in models])]
+    colours = table.shape[1]
+    bins = (keys[:, None] * colours + np.arange(colours)[None, :]).ravel()
+    shares = np.bincount(bins, weights=seen.ravel(), minlength=int(firsts[-1]) * colours)
+    scores = []
+    for model, start, stop, first, last in zip(models, starts[:-1], starts[1:], firsts[:-1], firsts[1:]):
+        covered, weight = model.covered, model.patch.weight
+        background = (covered.bare * behind[start:stop][None, :]).sum(axis=1)
+        layered = np.asarray(shares[first * colours:last * colours].reshape(*covered.shape, colours) * weight,
+                             np.float64)
+        scores.append(StackScores(background * weight, layered))
+    return scores
 
 
-def predicted_parts(hits: Hits, stack: IntArray, blocks: FloatArray, behind: Backdrop) -> IntArray:
+def predicted_parts(hits: Hits, stack: IntArray, blocks: FloatArray, behind: Backdrop,
+                    seen: tuple[IntArray, BoolArray] | None = None) -> IntArray:
     """Returns the part each sample shows under one stack: colour x 5 + face, -1 for the mat,
-    -2 where a neighbour shows (not this cell's to learn)."""
-    layers, met = visible_layers(hits, stack[None, :])
+    -2 where a neighbour shows (not this cell's to learn); seen: its visible layers, if known."""
+    layers, met = seen or visible_layers(hits, stack[None, :])
     chosen = stack[layers[0]].clip(min=0)
     columns = np.arange(len(behind.z))
     own = met[0] & (hits.z[chosen, columns] > behind.z)
@@ -278,6 +339,7 @@ class CellModel:
     kinds: tuple[Any, ...]
     covered: Coverage
     parts: IntArray
+    inside: BoolArray  # the samples that show the same part as their four neighbours (see interior)
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,16 +356,25 @@ class CellPlan:
     kinds: tuple[Any, ...] = ()
 
 
-def build_models(plans: Sequence[CellPlan], camera: tuple[float, float, float]) -> list[CellModel]:
-    """Returns the cells' geometry: every ray cast at the candidates and at the neighbours."""
+def build_models(plans: Sequence[CellPlan], camera: tuple[float, float, float],
+                 kept: dict[tuple[str, bytes], Hits] | None = None) -> list[CellModel]:
+    """Returns the cells' geometry: every ray cast at the candidates and at the neighbours (the
+    casts at single solids taken from kept and kept there, if given: see cast_kept)."""
     models = []
     for plan in plans:
-        points = plan.patch.points
-        own, near = cast(plan.blocks, points, camera), cast(plan.neighbours, points, camera)
+        points, square = plan.patch.points, plan.patch.square
+        if kept is None:
+            own, near = cast(plan.blocks, points, camera), cast(plan.neighbours, points, camera)
+        else:
+            own, near = (cast_kept(kept, square, plan.blocks, points, camera),
+                         cast_kept(kept, square, plan.neighbours, points, camera))
         behind = backdrop(plan.neighbours, near, len(points))
-        parts = predicted_parts(own, plan.stacks[plan.current[0]], plan.blocks, behind)
+        layers = visible_layers(own, plan.stacks)
+        parts = predicted_parts(own, plan.stacks[plan.current[0]], plan.blocks, behind,
+                                (layers[0][plan.current[0]][None], layers[1][plan.current[0]][None]))
         models.append(CellModel(plan.patch, plan.blocks, plan.stacks, behind, *plan.current, plan.kinds,
-                                coverage(own, plan.stacks, behind), parts))
+                                coverage(own, plan.stacks, behind, layers), parts,
+                                interior(parts, plan.patch.grid)))
     return models
 
 
@@ -311,16 +382,15 @@ Reader = Callable[[CellModel, StackScores], CellSeen]
 
 
 def read_cells(models: Sequence[CellModel], lab: FloatArray, memory: ColourMemory, colours: Colours,
-               read: Reader, side: float) -> list[CellSeen]:
+               read: Reader, basis: FloatArray) -> list[CellSeen]:
     """Returns every cell's reading from its samples' colours (lab, all cells in order); cells
     read as the current position says teach the memory their colours, and if it learnt much,
-    every cell is read again (side: the grid's, in mm, the scale of the light field)."""
+    every cell is read again (basis: the light field's terms at the samples, see field_basis)."""
     parts = np.concatenate([m.parts for m in models])
     cells = np.repeat(np.arange(len(models)), [len(m.patch.points) for m in models])
-    inside = np.concatenate([interior(m.parts, m.patch.grid) for m in models])
-    points = np.vstack([m.patch.points for m in models])
+    inside = np.concatenate([m.inside for m in models])
     bare = inside & (parts == -1)
-    field = mat_field(points[bare], lab[bare], side, memory.lab(MAT), points)
+    field = field_on(basis[bare], lab[bare], memory.lab(MAT), basis)
     taught = lessons(parts, cells, lab, inside, colours)
     noise = noise_level(taught)
     readings = _read_all(models, lab, palette(memory, colours, noise), colours.faces, field, read)
@@ -334,14 +404,7 @@ def _read_all(models: Sequence[CellModel], lab: FloatArray, colours: Palette, fa
               mat: FloatArray, read: Reader) -> list[CellSeen]:
     """Returns every cell's reading with one set of prototypes and the mat's colour per sample."""
     table, ground = likelihoods(lab, colours, faces, mat)
-    readings, start = [], 0
-    for model in models:
-        stop = start + len(model.patch.points)
-        scores = score_stacks(model.covered, table[start:stop], ground[start:stop], model.behind,
-                              model.patch.weight)
-        readings.append(read(model, scores))
-        start = stop
-    return readings
+    return [read(model, scores) for model, scores in zip(models, score_all(models, table, ground))]
 
 
 def grouped_reading(scores: Mapping[str, float], looks: Mapping[str, object], current: str,
@@ -428,17 +491,31 @@ def patch_for(scene: Scene, square: str, game: StackGame) -> Patch:
     return sample_patch(scene, square, game.step_mm, game.reach_mm)
 
 
+def sampling_for(game: StackGame, scene: Scene, memory: ColourMemory) -> Sampling:
+    """Returns where a game's cells are sampled in a scene, kept in a StackMemory per camera."""
+    camera = (scene.view.homography.tobytes(), scene.place.centre, scene.frame.shape[:2])
+    kept = memory.sampled if isinstance(memory, StackMemory) else None
+    if kept is not None and kept[0] == camera:
+        return kept[1]
+    found = sampling(scene, game.step_mm, game.reach_mm)
+    if isinstance(memory, StackMemory):
+        memory.sampled = (camera, found)
+    return found
+
+
 def cell_models(game: StackGame, scene: Scene, board: Mapping[str, Any], view: Mapping[str, str],
-                memory: ColourMemory) -> list[CellModel]:
-    """Returns every cell's model, kept in a StackMemory for the next frame (a cell's geometry
-    changes only with the camera or the stacks around it)."""
+                memory: ColourMemory, sampled: Sampling) -> list[CellModel]:
+    """Returns every cell's model (sampled: where each square is sampled, and the casts kept for
+    that camera), kept in a StackMemory for the next frame (a cell's geometry changes only with
+    the camera or the stacks around it)."""
     kept = memory.geometry if isinstance(memory, StackMemory) else {}
     camera = (scene.view.homography.tobytes(), scene.place.centre)
     stacks = game.stacks(board)
     keys = {square: (camera, game.key(square, stacks)) for square in scene.squares()}
-    plans = [game.plan(scene, patch_for(scene, square, game), stacks, view)
+    plans = [game.plan(scene, sampled.patches[square], stacks, view)
              for square, key in keys.items() if key not in kept]
-    built = {plan.patch.square: model for plan, model in zip(plans, build_models(plans, scene.place.centre))}
+    models_built = build_models(plans, scene.place.centre, sampled.casts)
+    built = {plan.patch.square: model for plan, model in zip(plans, models_built)}
     models = [built[square] if square in built else kept[key] for square, key in keys.items()]
     if isinstance(memory, StackMemory):
         memory.geometry = {key: model for key, model in zip(keys.values(), models)}
@@ -450,7 +527,7 @@ def observe_stacks(game: StackGame, scene: Scene, board: Mapping[str, Any], memo
     """Returns what a still frame shows on every cell of a game, given the current position."""
     view = checked_view(game.name, scene, board)
     colours = checked_memory(memory, fresh(scene.kit))
-    models = cell_models(game, scene, board, view, colours)
-    lab = frame_colours(scene, [model.patch for model in models])
-    readings = read_cells(models, lab, colours, game.colours, game.read, scene.mat.side_mm)
+    sampled = sampling_for(game, scene, colours)
+    models = cell_models(game, scene, board, view, colours, sampled)
+    readings = read_cells(models, scene.lab_tapped(sampled.taps), colours, game.colours, game.read, sampled.basis)
     return Observation(game.name, {m.patch.square: seen for m, seen in zip(models, readings)}, frame)

@@ -52,7 +52,7 @@ from vision.observe.colours import ColourMemory
 from vision.observe.casting import (FACES, MISS, Array32, FloatArray, IntArray, ShapeKey, box_exits, directions_to,
                                     outline, passes_over, shape_exits, spans, split_casts, surface_code, within_reach)
 from vision.observe.context import ObserveError, Scene, taps
-from vision.observe.geometry import Geometry, PairPlan, Sampling, pair_plan
+from vision.observe.geometry import Geometry, PairPlan, Sampling, Seen, pair_plan
 from vision.observe.sheen import sheens
 from vision.pose import CameraPlace
 
@@ -277,15 +277,29 @@ class Synthesis:
 
     def predict(self, geometry: Geometry, context: Mapping[str, str], cells: NDArray[np.int_]) -> None:
         """Fills in every variant's predictions on some cells under a context position (variants
-        alike but for their colours share one outline)."""
-        origins = geometry.origins[cells]
-        seen_t, seen_code = self.context_hits(context, cells, origins, include_self=False)
-        seen, ground = seen_code.astype(np.int16), self.ground_code(origins).astype(np.int16)
-        exits, faces = geometry.exits[:, cells], geometry.faces[:, cells]
+        alike but for their colours share one outline): only on the rays the context shows
+        otherwise than when they were last predicted (the others' predictions stand)."""
+        before = geometry.seen or self.unseen(geometry.origins)
+        rows = np.asarray(cells)
+        seen_t, seen_code = self.context_hits(context, rows, geometry.origins[rows], include_self=False)
+        seen = seen_code.astype(np.int16)
+        ray_cells, rays = np.nonzero(before.changed(rows, seen_t, seen))
+        geometry.seen = before.updated(rows, seen_t, seen)
+        if not len(rays):
+            return
+        where = (rows[ray_cells], rays)
+        exits, faces = geometry.exits[:, where[0], where[1]], geometry.faces[:, where[0], where[1]]
+        shown_t, shown, ground = seen_t[ray_cells, rays], seen[ray_cells, rays], before.ground[where]
         for shapes, (members, palette) in outlined(self.model).items():
-            code = outline(shapes, exits, faces, seen_t).paint(palette, seen, ground)
-            rows = (members[:, None], np.asarray(cells)[None, :])
-            geometry.primary[rows], geometry.secondary[rows] = split_casts(code)
+            code = outline(shapes, exits, faces, shown_t).paint(palette, shown, ground)
+            chosen = (members[:, None], where[0][None, :], where[1][None, :])
+            geometry.primary[chosen], geometry.secondary[chosen] = split_casts(code)
+
+    def unseen(self, origins: FloatArray) -> Seen:
+        """Returns what rays with these ground points (C x R x J x 2) showed before anything was
+        predicted: no exit (NaN, unlike any) and the printed mat under each."""
+        nothing = np.full(origins.shape[:-1], np.nan, np.float32)
+        return Seen(nothing, np.zeros(nothing.shape, np.int16), self.ground_code(origins).astype(np.int16))
 
     def ground_code(self, origins: FloatArray) -> NDArray[np.int_]:
         """Returns what the printed mat shows from above where rays meet it (unknown off the mat)."""

@@ -120,6 +120,7 @@ def _stack_rows() -> IntArray:
 
 
 STACK_ROWS = _stack_rows()
+LOOKS = {label: label for label in LAYERS}  # every label looks different from the others
 
 def _stacks(board: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
     """Returns each occupied square's animals, bottom first."""
@@ -149,12 +150,12 @@ def _plan(scene: Scene, patch: Patch, stacks: Stacks, view: Mapping[str, str],
 
 def _read(model: CellModel, scores: StackScores) -> CellSeen:
     """Returns a cell's reading: each stack scored with its animals' own colours."""
-    totals = {}
-    for row, label in enumerate(LAYERS):
-        own = sum(scores.layers[row, k, int(model.blocks[index, COLOUR])]
-                  for k, index in enumerate(model.stacks[row]) if index >= 0)
-        totals[label] = float(scores.backdrop[row] + own)
-    return grouped_reading(totals, {label: label for label in totals}, model.label)
+    rows, depth = model.stacks.shape
+    colour = model.blocks[model.stacks.clip(min=0), COLOUR].astype(np.int64)
+    painted = scores.layers[np.arange(rows)[:, None], np.arange(depth)[None, :], colour]
+    own = np.where(model.stacks >= 0, painted, 0.0).sum(axis=1)  # each stack's own layers, bottom first
+    totals = dict(zip(LAYERS, (scores.backdrop + own).tolist()))
+    return grouped_reading(totals, LOOKS, model.label)
 
 
 TUNED = StackGame("tuned", COLOURS, STEP_MM, REACH_MM, _stacks, _plan, _key, _read)

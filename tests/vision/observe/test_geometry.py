@@ -75,6 +75,23 @@ def test_a_position_after_a_move_gets_the_geometry_a_fresh_build_gives(arena: di
     assert same_pairs(derived, synthesis.build(after, (1, 2, "after")))
 
 
+def test_predicting_only_the_rays_the_context_shows_otherwise_gives_every_rays_prediction(
+        arena: dict[str, Any]) -> None:
+    synthesis, (before, after) = arena["synthesis"], arena["views"]
+    geometry = synthesis.build(before, ("k",))
+    assert geometry.seen is not None
+    cells = np.arange(len(synthesis.squares))
+    quick = replace(geometry, primary=geometry.primary.copy(), secondary=geometry.secondary.copy())
+    forgot = replace(geometry.seen, exit=np.full_like(geometry.seen.exit, np.nan))  # every ray looks new
+    slow = replace(geometry, primary=geometry.primary.copy(), secondary=geometry.secondary.copy(), seen=forgot)
+    synthesis.predict(quick, after, cells)
+    synthesis.predict(slow, after, cells)
+    assert np.array_equal(quick.primary, slow.primary) and np.array_equal(quick.secondary, slow.secondary)
+    assert not np.array_equal(quick.primary, geometry.primary)  # the move changed some predictions
+    assert quick.seen is not None and slow.seen is not None
+    assert np.array_equal(quick.seen.exit, slow.seen.exit) and np.array_equal(quick.seen.code, slow.seen.code)
+
+
 def test_a_re_read_copy_predicts_again_what_the_near_cells_would(arena: dict[str, Any]) -> None:
     synthesis, (before, after) = arena["synthesis"], arena["views"]
     geometry = synthesis.build(after, ("k",))

@@ -13,11 +13,12 @@ from vision.expect import visible
 from vision.kit import kit_named
 from vision.observation import EMPTY, is_label
 from vision.observe import blockade
+from vision.observe.colours import lab_distance
 from vision.observe.stack_colours import (
-    FACES, MAT, TOP, Colours, Lessons, lessons, mat_field, mat_likelihood, nominal_colours, teach,
+    FACES, MAT, TOP, Colours, Lessons, lab_distances, lessons, mat_field, mat_likelihood, nominal_colours, teach,
 )
 from vision.observe.stacks import (
-    CURRENT_SHARE, Hits, StackMemory, block, cast, grouped_reading, stack_memory, visible_layers,
+    CURRENT_SHARE, Hits, StackMemory, block, cast, cast_kept, grouped_reading, stack_memory, visible_layers,
 )
 from vision.pose import CameraPlace
 
@@ -50,6 +51,28 @@ def test_a_pyramid_is_met_on_the_face_turned_to_the_ray() -> None:
     slant = 8.0 / CAMERA[2]  # the ray leans back towards the camera as it rises
     assert hits.z[0, 1] == pytest.approx(44.0 * (1 - 8.0 / 12.5) / (1 - 44.0 / 12.5 * slant))
     assert [FACES[face] for face in hits.face[0, 1:3]] == ["+x", "-y"]
+
+
+def test_casts_kept_per_solid_are_those_cast_afresh() -> None:
+    rng = np.random.default_rng(5)
+    points = rng.uniform(60.0, 140.0, (40, 2))
+    solids = [block(float(x), float(y), 0.0, (30.0, 30.0, float(h)), bool(p), c)
+              for c, (x, y, h, p) in enumerate(zip(rng.uniform(80, 120, 6), rng.uniform(80, 120, 6),
+                                                   rng.uniform(10, 60, 6), rng.random(6) < 0.5))]
+    kept: dict[tuple[str, bytes], Hits] = {}
+    for rows in ([0, 1, 2], [2, 3], [4, 0, 5, 3], []):
+        chosen = np.array([solids[row] for row in rows]).reshape(-1, 7)
+        fresh, found = cast(chosen, points, CAMERA), cast_kept(kept, "c3", chosen, points, CAMERA)
+        assert all(np.array_equal(getattr(fresh, name), getattr(found, name)) for name in ("hit", "z", "face"))
+    assert len(kept) == 6 and not cast_kept({}, "c3", np.zeros((0, 7)), points, CAMERA).hit.size
+
+
+def test_distances_to_many_prototypes_are_each_ones_distance() -> None:
+    rng = np.random.default_rng(6)
+    lab, prototypes = rng.uniform(-60, 100, (50, 3)), rng.uniform(-60, 100, (7, 3))
+    found = lab_distances(lab, prototypes)
+    assert found.shape == (7, 50)
+    assert all(np.allclose(found[k], lab_distance(lab, prototypes[k]), rtol=1e-12) for k in range(7))
 
 
 def test_the_topmost_layer_met_is_the_one_seen() -> None:

@@ -21,7 +21,7 @@ from vision.infer import read_change
 from vision.observation import EMPTY
 from vision.observe import tuned
 from vision.observe.context import ObserveError
-from vision.observe.stacks import observe_stacks
+from vision.observe.stacks import observe_stacks, patch_for, sampling_for
 from vision.render.record import PRESETS
 
 GAME = get_game("tuned")
@@ -101,6 +101,19 @@ def test_leaving_out_the_stacks_that_cannot_stand_in_a_cells_rays_changes_no_rea
     assert readings_with(scene, board, near) == every
     assert sum(len(near[square]) for square in scene.squares()) < len(scene.squares()) * (len(scene.squares()) - 1)
     assert readings_with(scene, board, blind) != every  # the stacks that may stand in the rays do matter
+
+
+def test_samples_read_through_the_kept_sampling_are_those_read_afresh() -> None:
+    tall = [{"kind": kind} for kind in ("donkey", "dog")]
+    board = {"size": 3, "cells": {"b2": tall, "c1": tall[:1]}, "off": {}}
+    scene = VariantCamera("tuned", None, "high-cool", 7).board_scene(board)
+    memory = tuned.new_memory(KIT)
+    sampled = sampling_for(tuned.TUNED, scene, memory)
+    assert sampling_for(tuned.TUNED, scene, memory) is sampled  # kept for the camera
+    points = np.vstack([patch_for(scene, square, tuned.TUNED).points for square in scene.squares()])
+    fresh = scene.sample(np.column_stack([points, np.zeros(len(points))]))
+    assert np.array_equal(scene.lab_tapped(sampled.taps), fresh)
+    assert np.array_equal(sampled.patches["b2"].points, patch_for(scene, "b2", tuned.TUNED).points)
 
 
 def test_an_empty_board_reads_empty_without_a_memory() -> None:
