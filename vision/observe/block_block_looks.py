@@ -310,17 +310,20 @@ def exposure(memory: BlockBlockMemory, colours: FloatArray, mat: BoolArray) -> f
 def calibrate(memory: BlockBlockMemory, rays: Rays, seen: Surfaces, colours: FloatArray,
               tops: list[str]) -> tuple[float, tuple[float, float]]:
     """Returns the exposure factor and the noise of the colours; learns prototypes inside known
-    surfaces (tops: each column's top colour)."""
+    surfaces (tops: each column's top colour), a top's only from rays its prototype explains
+    (a neighbour's cube or side seen over it would pull it towards another colour)."""
     inner = seen.sure
     mat = inner & (seen.code == -1)
     factor = exposure(memory, colours, mat)
     colours = colours * factor
     tiles = np.floor(rays.grid.ground[mat] / MAT_TILE_MM).astype(np.int64) @ np.array([1, 100003])
     memory.learn("mat", per_group(colours[mat], tiles))
+    noise = noise_sigma(colours, mat, rays.grid.shape)
     for name in TOPS:
         chosen = inner & np.isin(seen.code, [100 + c for c, top in enumerate(tops) if top == name])
+        chosen &= shaded_d2(colours, memory.lab(name), floored(noise), lit(TOP_SHADE_D2)) <= TRUSTED_D2
         memory.learn(name, per_group(colours[chosen], seen.code[chosen]))
-    return factor, noise_sigma(colours, mat, rays.grid.shape)
+    return factor, noise
 
 
 def floored(noise: tuple[float, float]) -> tuple[float, float]:
