@@ -15,7 +15,7 @@ import heapq
 import json
 from typing import Any, Callable, Iterable
 
-from rules.core import Game
+from rules.core import Game, other, parse_square, square_name
 from vision.infer import visible_moves
 
 QUIET = {"pass", "end"}
@@ -29,22 +29,12 @@ Rules = Game[Any, Any]
 Measure = Callable[[Rules, Any, int], float]
 
 
-def square(name: str) -> tuple[int, int]:
-    """Returns a square's (file, rank) numbers, both from 1."""
-    return ord(name[0]) - ord("a") + 1, int(name[1:])
-
-
-def name_of(file: int, rank: int) -> str:
-    """Returns the name of the square at (file, rank)."""
-    return f"{chr(ord('a') + file - 1)}{rank}"
-
-
 def neighbours(name: str, size: int) -> Iterable[str]:
     """Returns the orthogonal neighbours of a square on a size x size board."""
-    file, rank = square(name)
+    file, rank = parse_square(name, size)
     for df, dr in STEPS:
-        if 1 <= file + df <= size and 1 <= rank + dr <= size:
-            yield name_of(file + df, rank + dr)
+        if 0 <= file + df < size and 0 <= rank + dr < size:
+            yield square_name(file + df, rank + dr)
 
 
 def path_costs(start: str, size: int, cost: Callable[[str, str], float | None]) -> dict[str, float]:
@@ -65,14 +55,17 @@ def path_costs(start: str, size: int, cost: Callable[[str, str], float | None]) 
 
 
 def to_goal(start: str, size: int, goal: int, cost: Callable[[str, str], float | None]) -> float:
-    """Returns the cheapest cost from start to any square of the goal rank (STUCK if none)."""
+    """Returns the cheapest cost from start to any square of the goal rank (0-based; STUCK if
+    none)."""
     costs = path_costs(start, size, cost)
-    return min((value for name, value in costs.items() if square(name)[1] == goal), default=STUCK)
+    return min((value for name, value in costs.items() if parse_square(name, size)[1] == goal),
+               default=STUCK)
 
 
 def goal_rank(player: int, size: int, flipped: bool = False) -> int:
-    """Returns a player's goal rank: rank N for player 1 (rank 1 when flipped, as in Block)."""
-    return 1 if (player == 1) == flipped else size
+    """Returns a player's 0-based goal rank: the last for player 1 (the first when flipped, as in
+    Block)."""
+    return 0 if (player == 1) == flipped else size - 1
 
 
 def find(board: dict[str, Any], kind: str, owner: int) -> str | None:
@@ -108,11 +101,12 @@ def arena_spread(board: dict[str, Any], player: int) -> int:
     the meeple needs them)."""
     size = int(board["size"])
     meeple = find(board, "meeple", player)
-    centre = square(meeple)[0] if meeple else (size + 1) // 2
+    centre = parse_square(meeple, size)[0] if meeple else (size - 1) // 2
     goal = goal_rank(player, size)
     blocks = {frozenset((name, piece.get("other", name))) for name, stack in board["cells"].items()
               for piece in stack if piece["kind"] == "block" and piece["owner"] == player}
-    return sum(min(abs(goal - rank) + abs(centre - file) for file, rank in map(square, block))
+    return sum(min(abs(goal - rank) + abs(centre - file)
+                   for file, rank in (parse_square(name, size) for name in block))
                for block in blocks)
 
 
@@ -145,7 +139,7 @@ def pawn_path(board: dict[str, Any], player: int) -> float:
 def block_pt_progress(game: Rules, state: Any, player: int) -> float:
     """Returns Block progress: the opponent's pawn path to its goal minus the player's own."""
     board = game.board(state)
-    return float(pawn_path(board, 3 - player) - pawn_path(board, player))
+    return float(pawn_path(board, other(player)) - pawn_path(board, player))
 
 
 def tower_stage(stack: list[dict[str, Any]], colour: str) -> int:
@@ -170,7 +164,7 @@ def blockade_progress(game: Rules, state: Any, player: int) -> float:
 def score_progress(game: Rules, state: Any, player: int) -> float:
     """Returns the player's lead in points (BLOCK.BLOCK's top view)."""
     scores = game.scores(state)
-    return float(scores[str(player)]) - float(scores[str(3 - player)])
+    return float(scores[str(player)]) - float(scores[str(other(player))])
 
 
 MEASURES: dict[str, Measure] = {"block-arena": arena_progress, "block-pt": block_pt_progress,
