@@ -2,9 +2,10 @@
 
 Run from the repository root:  .venv/bin/python -m bench.accuracy_bench [DIR ...] [--json]
 With no directory it reads every committed fixture (fixtures/*). Each recording is replayed
-through the appliance's pipeline (pi.replay); moves are compared with truth.json ply by ply:
-`right` counts truth moves accepted at their ply, `false` counts accepted moves that are not the
-truth's move at that ply, `asked` counts confirmations asked (ambiguous readings) and `alerts`
+through the appliance's pipeline (pi.replay); the accepted moves are lined up with truth.json's
+moves as the longest common subsequence, so one missed move is counted once and does not shift
+every later ply: `right` counts truth moves accepted in order, `false` counts accepted moves that
+line up with no truth move, `asked` counts confirmations asked (ambiguous readings) and `alerts`
 every other alert. One row per recording, then one per game with the totals.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +26,17 @@ COLUMNS = (("right", "right", ".0f"), ("total", "total", ".0f"), ("false", "fals
 COUNTS = tuple(key for key, _, _ in COLUMNS)
 
 
+def aligned(moves: list[str], truth: list[str]) -> int:
+    """Returns how many accepted moves line up with the true moves in order (longest common
+    subsequence)."""
+    matcher = SequenceMatcher(None, truth, moves, autojunk=False)
+    return sum(block.size for block in matcher.get_matching_blocks())
+
+
 def score(records: list[dict[str, Any]], truth: list[str]) -> dict[str, float]:
     """Returns the counts of one replay's records against the true moves."""
     moves = [record["move"] for record in records if "move" in record]
-    right = sum(1 for ply, move in enumerate(moves) if ply < len(truth) and truth[ply] == move)
+    right = aligned(moves, truth)
     alerts = [str(record["alert"]) for record in records if "alert" in record]
     asked = sum(1 for alert in alerts if alert.startswith("ambiguous"))
     return {"right": right, "total": len(truth), "false": len(moves) - right, "asked": asked,

@@ -5,12 +5,24 @@ from __future__ import annotations
 from bench.accuracy_bench import add, score
 
 
-def test_a_replay_is_scored_ply_by_ply_against_the_truth() -> None:
+def test_a_replay_is_scored_against_the_truth_in_order() -> None:
     records = [{"frame": 3, "move": "a1-a2"}, {"frame": 9, "alert": "ambiguous: b1 or b2"},
                {"frame": 12, "move": "c3"}, {"frame": 20, "alert": "illegal move x"},
                {"outcome": None}]
     assert score(records, ["a1-a2", "b1", "c4"]) == {"right": 1, "total": 3, "false": 1, "asked": 1,
                                                       "alerts": 1}
+
+
+def test_one_missed_move_is_counted_once_not_at_every_later_ply() -> None:
+    records = [{"frame": 3, "move": "a1-a2"}, {"frame": 12, "move": "c3"}, {"frame": 15, "move": "d4"},
+               {"frame": 18, "move": "e5"}]
+    assert score(records, ["a1-a2", "b1", "c3", "d4", "e5"]) == {"right": 4, "total": 5, "false": 0,
+                                                                  "asked": 0, "alerts": 0}
+
+
+def test_a_move_out_of_order_is_false() -> None:
+    records = [{"frame": 3, "move": "b1"}, {"frame": 6, "move": "a1-a2"}]
+    assert score(records, ["a1-a2", "b1"])["false"] == 1
 
 
 def test_rows_add_up_per_game() -> None:
