@@ -1,6 +1,6 @@
 """Writes the committed recorded-game fixtures (fast OpenCV tier) from seeded random games.
 
-Run from the repository root:  .venv/bin/python tools/make_fixtures.py [--only NAME] [--out fixtures]
+Run from the repository root:  .venv/bin/python -m tools.make_fixtures [--only NAME] [--out fixtures]
 Each fixture is a recorded game directory (INTERFACES.md) with truth.json; the list below fixes
 game, camera/light preset and seed, so the same command writes the same fixtures.
 """
@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from rules import get_game
+from tools.policy import play, whole_game
 from vision.infer import visible_moves
 from vision.render.record import Timing, preset, record_game
 
 TIMING = Timing(fps=10.0, lead=2, still=3, approach=2, leave=2, pause=1)
 SIZE = (640, 480)
 JPEG_QUALITY = 80
-QUIET = {"pass", "end"}
 
 
 @dataclass(frozen=True)
@@ -72,19 +72,10 @@ def moves_for(spec: Spec) -> list[str]:
     whole game for a `full` spec."""
     game = get_game(spec.game, spec.variant)
     if spec.full:
-        from tools.policy import whole_game  # here, so that running this file as a script still works
-
         return whole_game(game, spec.seed, spec.plies)
     rng = random.Random(spec.seed)
-    state: Any = game.initial_state()
-    moves: list[str] = []
-    in_turn = 0
-    while len(moves) < spec.plies and game.outcome(state) is None:
-        move = choose(game.legal(state), seen_moves(game, state), rng, in_turn)
-        in_turn = 0 if move in QUIET or move.startswith("roll:") else in_turn + 1
-        state = game.apply(state, move)
-        moves.append(move)
-    return moves
+    return play(game, lambda state, in_turn, _: choose(game.legal(state), seen_moves(game, state), rng, in_turn),
+                spec.plies)
 
 
 def main() -> None:

@@ -27,6 +27,7 @@ STEPS = ((0, 1), (0, -1), (1, 0), (-1, 0))
 
 Rules = Game[Any, Any]
 Measure = Callable[[Rules, Any, int], float]
+Chooser = Callable[[Any, int, set[str]], str]  # (state, moves this turn, positions so far) -> move
 
 
 def neighbours(name: str, size: int) -> Iterable[str]:
@@ -223,17 +224,23 @@ def choose(game: Rules, state: Any, rng: random.Random, in_turn: int, history: s
     return "end" if "end" in legal and in_turn >= 1 and gain <= 0 else move
 
 
-def whole_game(game: Rules, seed: int, limit: int = 400) -> list[str]:
-    """Returns a seeded game played by the policy to its end (or to `limit` moves)."""
-    rng = random.Random(seed)
+def play(game: Rules, chooser: Chooser, limit: int) -> list[str]:
+    """Returns the moves a chooser plays from the start to the game's end (or to `limit` moves),
+    counting the piece moves of the current turn (a pass, `end` or roll starts a new one)."""
     state = game.initial_state()
     moves: list[str] = []
     history = {position(game, state)}
     in_turn = 0
     while len(moves) < limit and game.outcome(state) is None:
-        move = choose(game, state, rng, in_turn, history)
+        move = chooser(state, in_turn, history)
         in_turn = 0 if move in QUIET or move.startswith("roll:") else in_turn + 1
         state = game.apply(state, move)
         history.add(position(game, state))
         moves.append(move)
     return moves
+
+
+def whole_game(game: Rules, seed: int, limit: int = 400) -> list[str]:
+    """Returns a seeded game played by the policy to its end (or to `limit` moves)."""
+    rng = random.Random(seed)
+    return play(game, lambda state, in_turn, history: choose(game, state, rng, in_turn, history), limit)
