@@ -52,6 +52,7 @@ from vision.infer import (
     move_reading,
     referee_reason,
     scorer_for,
+    unchanged_reading,
 )
 from vision.observation import Observation
 
@@ -104,7 +105,7 @@ class Belief:
         none, illegal and ambiguous readings)."""
         scorer = scorer_for(self.game, self.state, seen, self.settings)
         if not scorer.changed:
-            return Reading("none", frame=seen.frame), self
+            return unchanged_reading(self.game, self.state, scorer, self.settings), self
         entries = [Entry(index, hypothesis) for index, member in enumerate(self.members)
                    for hypothesis in explanations(self.game, member.state, scorer, self.settings)]
         verdict = judge(entries, self.settings)

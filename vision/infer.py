@@ -4,13 +4,15 @@
 state and of every legal move's result (vision/expect.py) and returns a Reading:
 
 - `none`: nothing clearly changed (no cell's reading contradicts its expected label by
-  `cell_margin` nats). Moves that change nothing the camera sees (Blockade's rolls and `end`,
+  `cell_margin` nats) and no legal move fits the faint leanings either. Moves that change nothing the camera sees (Blockade's rolls and `end`,
   a pass) are never read from the camera: they come from events; `invisible_moves` lists them.
 - `move`: one explanation fits (no changed cell left contradicted, no explained cell
   contradicted) and beats every explanation that looks different by `margin` nats.
 - `ambiguous`: several explanations are within the margin (`same_view=False`), or several lead to
   the same view but to different states (`same_view=True`: the camera can never tell them
-  apart; vision/belief.py carries such readings instead of asking).
+  apart; vision/belief.py carries such readings instead of asking), or no cell clearly changed
+  but a legal move's cells all lean its way and together beat no change by `margin` nats (a
+  faint change: the players confirm it rather than have it pass silently).
 - `illegal`: the board clearly changed and no legal move fits: the reading names the closest
   legal explanation, the physical move the changed cells suggest (squares that lost a piece to
   squares that gained one, in the game's notation) and the referee's reason why it is illegal.
@@ -392,6 +394,7 @@ def ask_reading(candidates: tuple[tuple[str, ...], ...], reason: str, same_view:
 
 
 UNCLEAR = "the camera cannot tell these moves apart well enough"
+FAINT = "the board barely changed: confirm the move if it was played"
 LOOK_ALIKE = "these moves look the same from above"
 
 
@@ -407,6 +410,34 @@ def reading_for(game: Game[Any, Any], state: Any, scorer: Scorer, verdict: Verdi
     return move_reading(verdict.entries[0].hypothesis.moves, scorer, verdict)
 
 
+def faint_moves(game: Game[Any, Any], state: Any, scorer: Scorer,
+                settings: Settings) -> tuple[tuple[str, ...], ...]:
+    """Returns the legal moves, best first, whose changed cells all lean their way without any
+    being contradicted and that together beat no change by the margin (for a still board where
+    no single cell clearly changed)."""
+    seen, current = scorer.seen.cells, scorer.current
+    leaning = {square for square, label in current.items() if seen[square].label != label}
+    found: list[tuple[float, str]] = []
+    for move in game.legal_moves(state) if leaning else ():
+        if leaning.isdisjoint(_squares(game, move)):
+            continue
+        diff = scorer.diff(view_of(game, game.play(state, move)))
+        score, misfit = scorer.judge(diff)
+        if diff and not misfit and score >= settings.margin:
+            found.append((score, str(move)))
+    return tuple((move,) for _, move in sorted(found, key=lambda pair: -pair[0]))
+
+
+def unchanged_reading(game: Game[Any, Any], state: Any, scorer: Scorer,
+                      settings: Settings) -> Reading:
+    """Returns the reading of a board where no cell clearly changed: none, or an ask when a
+    legal move's faint change fits."""
+    candidates = faint_moves(game, state, scorer, settings)
+    if not candidates:
+        return Reading("none", frame=scorer.seen.frame)
+    return Reading("ambiguous", candidates=candidates, reason=FAINT, frame=scorer.seen.frame)
+
+
 def read_change(game: Game[Any, Any], state: Any, seen: Observation,
                 settings: Settings | None = None) -> Reading:
     """Returns the reading that explains the change from the state's expected view to what is
@@ -414,7 +445,7 @@ def read_change(game: Game[Any, Any], state: Any, seen: Observation,
     settings = settings or Settings()
     scorer = scorer_for(game, state, seen, settings)
     if not scorer.changed:
-        return Reading("none", frame=seen.frame)
+        return unchanged_reading(game, state, scorer, settings)
     hypotheses = explanations(game, state, scorer, settings)
     verdict = judge([Entry(0, hypothesis) for hypothesis in hypotheses], settings)
     return reading_for(game, state, scorer, verdict)

@@ -189,6 +189,32 @@ def test_a_weak_change_is_not_a_move() -> None:
     assert read_change(game, state, Observation("tuned", cells)).kind == "none"
 
 
+def faintly(game: Game[Any, Any], state: Any, after: Any, odds: float) -> Observation:
+    """Returns an observation of state where every cell the move to after changes leans toward
+    its new label by odds to one."""
+    before, now = view_of(game, state), view_of(game, after)
+    cells = {s: CellSeen.sure(label) for s, label in before.items()}
+    for square in (s for s in now if now[s] != before[s]):
+        cells[square] = CellSeen.from_probs({now[square]: odds / (1 + odds), before[square]: 1 / (1 + odds)})
+    return Observation(game.name, cells)
+
+
+def test_a_faint_change_that_a_legal_move_fits_is_asked_about_not_passed() -> None:
+    game = get_game("block-pt")
+    state = game.initial_state()
+    seen = faintly(game, state, game.apply(state, "e9-e8"), odds=5.0)  # 1.6 nats a cell, under 2
+    reading = read_change(game, state, seen)
+    assert (reading.kind, reading.candidates, reading.moves) == ("ambiguous", (("e9-e8",),), ())
+    assert "barely changed" in reading.message()
+
+
+def test_a_fainter_change_still_reads_as_none() -> None:
+    game = get_game("block-pt")
+    state = game.initial_state()
+    seen = faintly(game, state, game.apply(state, "e9-e8"), odds=3.0)  # 1.1 nats a cell: 2.2 in all
+    assert read_change(game, state, seen).kind == "none"
+
+
 def test_a_blockade_small_nested_on_a_small_of_its_colour_is_read_by_its_target() -> None:
     game = get_game("blockade")
     state = game.play_all(["roll:b2g2"])
