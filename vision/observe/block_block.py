@@ -34,8 +34,8 @@ from vision.observe.block_block_place import (
     PLACE_TEMPERATURE, Placing, family_place, family_range, fit, placed, unknown,
 )
 from vision.observe.block_block_search import (
-    Cell, Column, Sight, cell_scores, guess, guess_arrays, hits_for, label_of, polish, reached, search_cells, sight_of,
-    solve,
+    Cell, Column, Sight, cell_scores, guess, guess_arrays, hits_for, label_of, lift_together, polish, reached,
+    search_cells, sight_of, solve,
 )
 from vision.observe.colours import ColourMemory
 from vision.observe.context import ObserveError, Scene
@@ -317,7 +317,7 @@ def read_cells(ready: Frame, cells: list[Cell], columns: list[Column]) -> list[F
     changed and those whose rays cross theirs; the others keep the fitted place's reading)."""
     sight, scene = ready.sight, ready.scene
     region, widest, reach = ready.region
-    chosen, scores = polish(sight, cells, solve(sight, cells))
+    chosen, scores = lift_together(sight, cells, polish(sight, cells, solve(sight, cells)))
     labels = guess(cells, chosen)
     fits, views = [float(hits_for(sight, *guess_arrays(labels, sight.cube)).ll.sum())], [scores]
     touched = np.zeros(sight.rays.count, np.bool_)

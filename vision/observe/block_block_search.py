@@ -252,6 +252,57 @@ def polish(sight: Sight, cells: list[Cell],
     return best
 
 
+def lift_together(sight: Sight, cells: list[Cell],
+                  found: tuple[list[int], list[FloatArray]]) -> tuple[list[int], list[FloatArray]]:
+    """Returns the settled choice with neighbouring changed columns (a pair, or all that changed)
+    moved a cube up or down together, or one of a pair brought level with the other, settled
+    again, wherever the whole guess gains."""
+    best, best_value = found, posterior(sight, cells, found[0])
+    for group in changed_groups(cells, best[0]):
+        for trial in group_trials(cells, best[0], group):
+            again = solve(sight, cells, trial)
+            value = posterior(sight, cells, again[0])
+            if value > best_value + 1e-6:
+                best, best_value = again, value
+    return best
+
+
+def group_trials(cells: list[Cell], chosen: list[int], group: tuple[int, ...]) -> list[list[int]]:
+    """Returns the choices to try for a group: all a cube higher, all a cube lower, and for a
+    pair either one at the other's height."""
+    heights = [parse_label(cells[index].labels[chosen[index]])[0] for index in group]
+    moves = [[height + step for height in heights] for step in (1, -1)]
+    if len(group) == 2:
+        moves += [[heights[1], heights[1]], [heights[0], heights[0]]]
+    found = [moved(cells, chosen, group, move) for move in moves]
+    return [trial for trial in found if trial is not None and trial != chosen]
+
+
+def changed_groups(cells: list[Cell], chosen: list[int]) -> list[tuple[int, ...]]:
+    """Returns the groups of changed columns to move together: every pair of neighbours of which
+    one changed, and all the changed columns."""
+    changed = [cell.index for cell in cells if cell.labels[chosen[cell.index]] != label_of(cell.start)]
+    centres = np.array([cell.centre for cell in cells], np.float64)
+    gaps = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
+    pitch = float(gaps[gaps > 1e-9].min()) if len(cells) > 1 else 0.0
+    beside = np.abs(gaps - pitch) < 0.25 * pitch
+    pairs = {(min(i, int(j)), max(i, int(j))) for i in changed for j in np.nonzero(beside[i])[0]}
+    return sorted(pairs) + ([tuple(changed)] if len(changed) > 2 else [])
+
+
+def moved(cells: list[Cell], chosen: list[int], group: tuple[int, ...], heights: list[int]) -> list[int] | None:
+    """Returns the choice with a group's columns at some heights (their top colours kept), or
+    None when one of them has no such candidate."""
+    trial = list(chosen)
+    for index, height in zip(group, heights):
+        top = parse_label(cells[index].labels[chosen[index]])[1]
+        label = f"{top}@{height}"
+        if top not in TOPS or label not in cells[index].labels:
+            return None
+        trial[index] = cells[index].labels.index(label)
+    return trial
+
+
 def posterior(sight: Sight, cells: list[Cell], chosen: list[int]) -> float:
     """Returns the log-posterior (unnormalised) of a whole guess: rays and priors."""
     hits = hits_for(sight, *guess_arrays(guess(cells, chosen), sight.cube))
