@@ -78,6 +78,16 @@ def moves_for(spec: Spec) -> list[str]:
                 spec.plies)
 
 
+def write_fixture(spec: Spec, out: Path) -> dict[str, Any]:
+    """Writes one fixture as out/NAME (replacing any there) and returns its summary."""
+    target = out / spec.name
+    shutil.rmtree(target, ignore_errors=True)
+    camera, light = preset(spec.preset)
+    camera = replace(camera, jpeg_quality=min(camera.jpeg_quality, JPEG_QUALITY))
+    return record_game(spec.game, spec.variant, moves_for(spec), target, camera=camera,
+                       light=light, seed=spec.seed, size=SIZE, timing=TIMING)
+
+
 def main() -> None:
     """Writes every fixture (or the one named) under the output folder."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -87,12 +97,7 @@ def main() -> None:
     for spec in SPECS:
         if args.only and spec.name != args.only:
             continue
-        target = Path(args.out) / spec.name
-        shutil.rmtree(target, ignore_errors=True)
-        camera, light = preset(spec.preset)
-        camera = replace(camera, jpeg_quality=min(camera.jpeg_quality, JPEG_QUALITY))
-        summary = record_game(spec.game, spec.variant, moves_for(spec), target, camera=camera,
-                              light=light, seed=spec.seed, size=SIZE, timing=TIMING)
+        summary = write_fixture(spec, Path(args.out))
         print(spec.name, summary["frames"], "frames", summary["moves"], "moves")
 
 

@@ -1,4 +1,6 @@
-"""Every committed recorded game replays to exactly its truth.json: same moves, no false move."""
+"""Every recorded game replays to exactly its truth.json: same moves, no false move. The committed
+fixtures are read as they are; the fast-tier specs that are not committed (to keep the repository
+small) are rendered afresh first, bit for bit as tools/make_fixtures.py writes them."""
 
 from __future__ import annotations
 
@@ -9,17 +11,19 @@ from typing import Any
 import pytest
 
 from pi.replay import replay
+from tools.make_fixtures import SPECS, Spec, write_fixture
 
 FIXTURES = Path(__file__).resolve().parent.parent.parent / "fixtures"
 RECORDINGS = sorted(path.parent for path in FIXTURES.glob("*/truth.json"))
+UNCOMMITTED = [spec for spec in SPECS if not (FIXTURES / spec.name).is_dir()]
 
 
 def test_there_are_fixtures() -> None:
     assert len(RECORDINGS) >= 4
 
 
-@pytest.mark.parametrize("directory", RECORDINGS, ids=lambda path: path.name)
-def test_replay_reproduces_the_truth(directory: Path) -> None:
+def assert_replays_to_truth(directory: Path) -> None:
+    """Replays a recorded game and checks its moves, alerts, outcome and frame order."""
     records: list[dict[str, Any]] = []
     replay(directory, records.append)
     truth = json.loads((directory / "truth.json").read_text(encoding="utf-8"))
@@ -29,3 +33,14 @@ def test_replay_reproduces_the_truth(directory: Path) -> None:
     assert records[-1] == {"outcome": truth["outcome"]}
     frames = [record["frame"] for record in records if "frame" in record]
     assert frames == sorted(frames)
+
+
+@pytest.mark.parametrize("directory", RECORDINGS, ids=lambda path: path.name)
+def test_replay_reproduces_the_truth(directory: Path) -> None:
+    assert_replays_to_truth(directory)
+
+
+@pytest.mark.parametrize("spec", UNCOMMITTED, ids=lambda spec: spec.name)
+def test_a_fast_fixture_rendered_afresh_replays_to_its_truth(spec: Spec, tmp_path: Path) -> None:
+    write_fixture(spec, tmp_path)
+    assert_replays_to_truth(tmp_path / spec.name)
