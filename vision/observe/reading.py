@@ -364,6 +364,8 @@ def paired(synthesis: Synthesis, cells: Mapping[str, CellSeen]) -> dict[str, Cel
                       if 0 <= file + df < size and 0 <= rank + dr < size]
         support = {kind: max((sum(p for label, p in other.probs.items() if halves.get(label) == kind)
                               for other in neighbours), default=0.0) for kind in kinds}
+        if min(support.values()) >= 0.5:  # every half fully supported: the reading stands as it is
+            continue
         weights = {label: p * (min(1.0, max(2 * support[halves[label]], UNPAIRED)) if label in halves else 1.0)
                    for label, p in seen.probs.items()}
         scale = sum(seen.probs.values()) / sum(weights.values())

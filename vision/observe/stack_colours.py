@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Sequence
 
 import cv2
@@ -97,10 +96,17 @@ def encode(light: FloatArray) -> FloatArray:
                       np.float64)
 
 
-def lab_to_rgb(lab: FloatArray) -> FloatArray:
-    """Returns the sRGB triple 0-255 of a Lab colour (OpenCV float scale)."""
-    pixel = np.asarray(lab, np.float32).reshape(1, 1, 3)
-    return np.asarray(cv2.cvtColor(pixel, cv2.COLOR_LAB2RGB)[0, 0], np.float64) * 255.0
+def lab_to_rgbs(labs: FloatArray) -> FloatArray:
+    """Returns the sRGB triples 0-255 (N x 3) of Lab colours (N x 3, OpenCV float scale)."""
+    pixels = np.asarray(labs, np.float32).reshape(1, -1, 3)
+    return np.asarray(cv2.cvtColor(pixels, cv2.COLOR_LAB2RGB)[0], np.float64) * 255.0
+
+
+def rgbs_to_lab(rgb: FloatArray) -> FloatArray:
+    """Returns the Lab colours (N x 3, OpenCV float scale) of sRGB triples 0-255 (N x 3), as
+    rgb_to_lab does each."""
+    pixels = (np.asarray(rgb, np.float64).reshape(-1, 3)[:, ::-1] / 255.0).astype(np.float32)
+    return np.asarray(cv2.cvtColor(pixels.reshape(1, -1, 3), cv2.COLOR_BGR2LAB)[0], np.float64)
 
 
 def learnt(memory: ColourMemory, name: str) -> bool:
@@ -108,29 +114,38 @@ def learnt(memory: ColourMemory, name: str) -> bool:
     return not np.array_equal(memory.lab(name), memory.nominal[name])
 
 
-def nominal_light(memory: ColourMemory, name: str) -> FloatArray:
-    """Returns the linear light (0-1) of a part's nominal colour (read only)."""
-    return _light_of(memory.nominal[name].tobytes())
+@dataclass(frozen=True, slots=True)
+class Faces:
+    """Every colour's listed faces in a memory (C x F, F: the faces the game lists): the Lab
+    prototypes and nominal colours (C x F x 3), the nominal colours' linear light, and which
+    parts were learnt."""
+
+    labs: FloatArray
+    nominal: FloatArray
+    light: FloatArray
+    learnt: BoolArray
 
 
-@lru_cache(maxsize=256)
-def _light_of(lab: bytes) -> FloatArray:
-    """Returns the linear light of a Lab colour given as float64 bytes, kept (nominal colours recur)."""
-    light = linear(lab_to_rgb(np.frombuffer(lab, np.float64)))
-    light.setflags(write=False)
-    return light
+def faces_of(memory: ColourMemory, colours: Colours) -> Faces:
+    """Returns the prototypes of every colour's faces in a memory, read at once."""
+    names = [part(colour, face) for colour in colours.names for face in colours.faces]
+    shape = (len(colours.names), len(colours.faces), 3)
+    labs = np.array([memory.lab(name) for name in names]).reshape(shape)
+    nominal = np.array([memory.nominal[name] for name in names]).reshape(shape)
+    light = linear(lab_to_rgbs(nominal.reshape(-1, 3))).reshape(shape)
+    return Faces(labs, nominal, light, ~np.all(labs == nominal, axis=2))
 
 
-def face_gains(memory: ColourMemory, colours: Colours) -> FloatArray:
+def face_gains(seen: Faces, colours: Colours) -> FloatArray:
     """Returns each face's light relative to nominal: the median over the opaque colours learnt there."""
     gains = DEFAULT_GAINS.copy()
-    opaque = [name for name in colours.names if name not in colours.translucent]
-    for face in colours.faces:
-        ratios = [float(linear(lab_to_rgb(memory.lab(part(c, face)))).sum() /
-                        max(nominal_light(memory, part(c, face)).sum(), 1e-3))
-                  for c in opaque if learnt(memory, part(c, face))]
-        if ratios:
-            gains[face] = float(np.clip(np.median(ratios), 0.2, 1.5))
+    opaque = np.array([name not in colours.translucent for name in colours.names])
+    lit = linear(lab_to_rgbs(seen.labs.reshape(-1, 3))).sum(axis=1).reshape(seen.learnt.shape)
+    ratios = lit / np.maximum(seen.light.sum(axis=2), 1e-3)
+    for column, face in enumerate(colours.faces):
+        chosen = ratios[opaque & seen.learnt[:, column], column]
+        if len(chosen):
+            gains[face] = float(np.clip(np.median(chosen), 0.2, 1.5))
     return gains
 
 
@@ -150,19 +165,15 @@ class Palette:
 def palette(memory: ColourMemory, colours: Colours, noise: float) -> Palette:
     """Returns the prototypes: learnt parts as learnt, the others nominal, shaded like their face
     (translucent ones as they are: the mat shows through every face alike)."""
-    gains = face_gains(memory, colours)
+    seen = faces_of(memory, colours)
+    faces = list(colours.faces)
+    clear = tuple(name in colours.translucent for name in colours.names)
+    shaded = rgbs_to_lab(encode(seen.light * face_gains(seen, colours)[faces][None, :, None])).reshape(seen.labs.shape)
+    kept = seen.learnt | np.array(clear, bool)[:, None]
     labs = np.zeros((len(colours.names), len(FACES), 3))
     sigmas = np.full((len(colours.names), len(FACES)), SIGMA_PRIOR)
-    for index, colour in enumerate(colours.names):
-        for face in colours.faces:
-            name = part(colour, face)
-            labs[index, face] = memory.lab(name)
-            if learnt(memory, name):
-                sigmas[index, face] = SIGMA_LEARNT
-            elif colour not in colours.translucent:
-                shaded = encode(nominal_light(memory, name) * gains[face])
-                labs[index, face] = rgb_to_lab(_rgb(shaded))
-    clear = tuple(name in colours.translucent for name in colours.names)
+    labs[:, faces] = np.where(kept[..., None], seen.labs, shaded)
+    sigmas[:, faces] = np.where(seen.learnt, SIGMA_LEARNT, SIGMA_PRIOR)
     return Palette(labs, sigmas, noise, clear, memory.nominal[MAT])
 
 

@@ -18,6 +18,7 @@ for the next frame: it changes only with the camera or the stacks around the cel
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
@@ -455,14 +456,21 @@ def checked_view(game: str, scene: Scene, board: Mapping[str, Any]) -> dict[str,
     return view
 
 
-def checked_memory(memory: ColourMemory | None, fresh: ColourMemory) -> ColourMemory:
-    """Returns the memory to use (a fresh one if None), or raises if it lacks a needed part."""
+def checked_memory(memory: ColourMemory | None, fresh: Callable[[Kit], ColourMemory], kit: Kit) -> ColourMemory:
+    """Returns the memory to use (a fresh one for the kit if None), or raises if it lacks a
+    needed part."""
     if memory is None:
-        return fresh
-    if not isinstance(memory, ColourMemory) or set(fresh.names) - set(memory.names):
+        return fresh(kit)
+    if not isinstance(memory, ColourMemory) or fresh_names(fresh, kit) - set(memory.names):
         raise ObserveError("the memory must be a ColourMemory of this game's colour parts "
                            "(make one with the game's new_memory)")
     return memory
+
+
+@cache
+def fresh_names(fresh: Callable[[Kit], ColourMemory], kit: Kit) -> frozenset[str]:
+    """Returns the parts a fresh memory for a kit names (worked out once per kit)."""
+    return frozenset(fresh(kit).names)
 
 
 Stacks = Mapping[str, Any]  # each occupied square's pieces, bottom first, in the game's terms
@@ -526,7 +534,7 @@ def observe_stacks(game: StackGame, scene: Scene, board: Mapping[str, Any], memo
                    fresh: Callable[[Kit], ColourMemory], frame: int | None) -> Observation:
     """Returns what a still frame shows on every cell of a game, given the current position."""
     view = checked_view(game.name, scene, board)
-    colours = checked_memory(memory, fresh(scene.kit))
+    colours = checked_memory(memory, fresh, scene.kit)
     sampled = sampling_for(game, scene, colours)
     models = cell_models(game, scene, board, view, colours, sampled)
     readings = read_cells(models, scene.lab_tapped(sampled.taps), colours, game.colours, game.read, sampled.basis)

@@ -209,8 +209,7 @@ def extent(shapes: Variant) -> tuple[FloatArray, FloatArray]:
 def outlined(model: Model) -> dict[tuple[int, ...], tuple[NDArray[np.int_], IntArray]]:
     """Returns the model's variants grouped by their shapes (indices into model.shapes()): the
     variants alike but for their colours, and each one's palette (see Outline.paint)."""
-    shape_index = {geometry: i for i, geometry in enumerate(model.shapes())}
-    parts = {name: i for i, name in enumerate(model.part_names)}
+    shape_index, _, parts = indexed(model)
     groups: dict[tuple[int, ...], list[tuple[int, list[int]]]] = {}
     for v, (_, variant) in enumerate(model.variants()):
         shapes = tuple(shape_index[shape.geometry] for shape in variant)
@@ -231,6 +230,14 @@ def layout(mat: Mat) -> tuple[tuple[str, ...], Mapping[str, int], NDArray[np.int
     return squares, MappingProxyType({square: i for i, square in enumerate(squares)}), grid, centres
 
 
+@cache
+def indexed(model: Model) -> tuple[Mapping[ShapeKey, int], tuple[tuple[str, Variant], ...], Mapping[str, int]]:
+    """Returns a model's distinct shapes and colour parts, each with its index, and its variants
+    in order (worked out once per model: read only)."""
+    shapes = MappingProxyType({geometry: i for i, geometry in enumerate(model.shapes())})
+    return shapes, tuple(model.variants()), MappingProxyType({name: i for i, name in enumerate(model.part_names)})
+
+
 class Synthesis:
     """One model's rays and predictions for a scene seen from a camera place."""
 
@@ -238,9 +245,7 @@ class Synthesis:
         self.model, self.frame, self.place = model, frame, place
         scene = self.scene = frame.scene
         self.squares, self.index, self.grid, self.centres = layout(scene.mat)
-        self.shape_index = {geometry: i for i, geometry in enumerate(model.shapes())}
-        self.variants = model.variants()
-        self.parts = {name: i for i, name in enumerate(model.part_names)}
+        self.shape_index, self.variants, self.parts = indexed(model)
         self.unknown = FACES * len(self.parts)
         self.ground = ground_parts(scene.kit)
         if list(self.parts)[:len(self.ground)] != list(self.ground):
@@ -448,8 +453,8 @@ def plan_costs(model: Model, plan: PairPlan, colours: FloatArray, prototypes: Fl
     across /= 2 * variance
     spread = np.sqrt(variance / norms)
     density = np.empty(len(shade), np.float32)
-    density[plan.tops] = top_density(model, shade.take(plan.tops), spread.take(plan.top_part), plan.top_part)
-    density[plan.sides] = side_density(model, shade.take(plan.sides), spread.take(plan.side_part), plan.side_face, sides)
+    density[plan.tops] = top_density(model, shade.take(plan.tops), spread, plan.top_part)
+    density[plan.sides] = side_density(model, shade.take(plan.sides), spread, (plan.side_part, plan.side_face), sides)
     np.maximum(density, 1e-30, out=density)
     np.log(density, out=density)
     across -= density
@@ -463,11 +468,15 @@ def plan_costs(model: Model, plan: PairPlan, colours: FloatArray, prototypes: Fl
 
 
 def top_density(model: Model, shade: Array32, spread: Array32, part: NDArray[np.intp]) -> Array32:
-    """Returns how likely each shade of a top (of a part) is: lit, or lying in some shadow (as
-    often as the ground's or the pieces' tops are)."""
-    share = top_shadowed(model).take(part)
-    lit = (1 - share) * bell(shade, np.float32(1.0), np.sqrt(LIT_SPREAD ** 2 + spread ** 2))
-    return np.asarray(lit + share * blurred_box(shade, model.shadow, 1.0, spread), np.float32)
+    """Returns how likely each shade of a top (of a part; spread: the noise's per part) is: lit,
+    or lying in some shadow (as often as the ground's or the pieces' tops are)."""
+    share = top_shadowed(model)
+    lit = bell(shade, np.float32(1.0), np.sqrt(LIT_SPREAD ** 2 + spread ** 2).take(part))
+    lit *= (1 - share).take(part)
+    shadowed = blurred_box(shade, model.shadow, 1.0, spread.take(part))
+    shadowed *= share.take(part)
+    lit += shadowed
+    return lit
 
 
 @cache
@@ -477,18 +486,20 @@ def top_shadowed(model: Model) -> Array32:
     return np.array([model.shadowed if name in GROUND else raised for name in model.part_names], np.float32)
 
 
-def side_density(model: Model, shade: Array32, spread: Array32, face: NDArray[np.integer[Any]],
-                 sides: FloatArray | None) -> Array32:
-    """Returns how likely each shade of a side is: near the shade learnt for its face (when one
-    is), else anywhere in the model's range."""
-    anywhere = blurred_box(shade, *model.side_shade, spread)
+def side_density(model: Model, shade: Array32, spread: Array32,
+                 faces: tuple[NDArray[np.intp], NDArray[np.integer[Any]]], sides: FloatArray | None) -> Array32:
+    """Returns how likely each shade of a side (of a part, facing a way: faces; spread: the
+    noise's per part) is: near the shade learnt for its face (when one is), else anywhere in
+    the model's range."""
+    part, face = faces
+    anywhere = blurred_box(shade, *model.side_shade, spread.take(part))
     usual = np.full(FACES, np.nan, np.float32)
     if sides is not None:
         usual[1:] = sides
     k = usual.take(face)
     learnt = ~np.isnan(k)
     if np.any(learnt):
-        bump = bell(shade, k, np.sqrt(SIDE_SPREAD ** 2 + spread ** 2))
+        bump = bell(shade, k, np.sqrt(SIDE_SPREAD ** 2 + spread ** 2).take(part))
         anywhere = np.where(learnt, (1 - ODD_SIDES) * bump + ODD_SIDES * anywhere, anywhere)
     return np.asarray(anywhere, np.float32)
 
