@@ -51,6 +51,8 @@ EDGE_CLEAR_MM = 2.0  # ... and from any piece's footprint
 SHADOW_STEP_MM = 2.0  # mat samples for the shadows' change are this far apart
 LEAN_MM = 40.0  # how far a stack may lean over the mat round its square, seen from the camera
 MARGIN_CLEAR_MM = 8.0  # ... and this far from the mat's edge and from a marker's ink and paper
+RIM_CLEAR_MM = 0.5  # a top is tracked this far (mat mm) from where a candidate's rise jumps (a rim) ...
+RIM_STEP_MM = 1.5  # ... by more than this
 
 
 class Evidence(Protocol):
@@ -208,14 +210,35 @@ def tracking(scene: Scene, square: str, layers: Stack, view: TopView,
     in front of it) is tracked and how each candidate stack would move it."""
     blocks = stack_blocks(scene, square, layers)
     apex = apex_of(blocks)
+    options = [option if same_look(layers, option) else None for option in candidates(layers)]
     bands = []
     for points in top_points(view, grown(scene, leaning), scene.place.centre):
+        points = points[inside_faces(scene, square, options, points, blocks, apex)]
         heights = surface(blocks, points, scene.place.centre)
         rate = parallax(scene, points, heights)
-        motions = [rises(scene, square, option, points, heights, apex)[:, None] * rate
-                   if same_look(layers, option) else None for option in candidates(layers)]
+        motions = [None if option is None else rises(scene, square, option, points, heights, apex)[:, None] * rate
+                   for option in options]
         bands.append(Tracking(pixels_of(scene, points), tuple(motions)))
     return tuple(bands)
+
+
+def inside_faces(scene: Scene, square: str, options: Sequence[Stack | None], points: FloatArray,
+                 blocks: FloatArray, apex: float) -> NDArray[np.bool_]:
+    """Tells which mat points see a face at least RIM_CLEAR_MM from a rim (a piece's base edge
+    on the one below), where the rise of some candidate (None: not judged) jumps: there texture
+    appears, vanishes or tears as a piece comes or goes, which the rise model does not
+    describe."""
+    camera = scene.place.centre
+    rise = [[rises(scene, square, option, spots, surface(blocks, spots, camera), apex)
+             for option in options if option is not None] for spots in _around(points)]
+    steps = np.abs(np.array(rise[1:]) - np.array(rise[0])[None]) if rise[0] else np.zeros((1, 1, len(points)))
+    return np.asarray(steps.max(axis=(0, 1)) < RIM_STEP_MM, np.bool_)
+
+
+def _around(points: FloatArray) -> list[FloatArray]:
+    """Returns some mat points, then them moved RIM_CLEAR_MM each way along x and along y."""
+    moves = RIM_CLEAR_MM * np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+    return [points, *(points + move for move in moves)]
 
 
 def in_front(scene: Scene, view: TopView, square: str, layers: Stack) -> bool:

@@ -1,0 +1,43 @@
+"""Tests of where the nesting evidence tracks a Blockade cell's top: away from the rims of the
+pieces that may come or go."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any, cast
+
+import numpy as np
+
+from vision.kit import kit_named
+from vision.observe.context import Scene
+from vision.observe.nesting import inside_faces
+from vision.observe.pyramids import NAMES, apex_of, stack_blocks
+
+GREEN = NAMES.index("green")
+LARGE = ((GREEN, "L"),)
+SMALL_ON_LARGE = LARGE + ((-1, "S"),)
+
+
+def overhead(square: str) -> Scene:
+    """Returns a scene whose camera stands 500 mm straight above a Blockade square."""
+    kit = kit_named("default")
+    mat = kit.mat("blockade", None)
+    x, y = mat.cell_centre(ord(square[0]) - ord("a"), int(square[1:]) - 1)
+    return cast(Scene, SimpleNamespace(kit=kit, mat=mat, place=SimpleNamespace(centre=(x, y, 500.0))))
+
+
+def kept_at(offsets: list[float], options: list[Any]) -> list[bool]:
+    """Tells which mat points, some mm along x from the square's centre, are tracked."""
+    scene = overhead("c3")
+    x, y = scene.place.centre[:2]
+    points = np.array([[x + offset, y] for offset in offsets])
+    blocks = stack_blocks(scene, "c3", LARGE)
+    return [bool(flag) for flag in inside_faces(scene, "c3", options, points, blocks, apex_of(blocks))]
+
+
+def test_the_rim_a_small_would_have_on_the_large_is_not_tracked_and_its_faces_are() -> None:
+    assert kept_at([3.0, 7.0, 10.0], [LARGE, SMALL_ON_LARGE]) == [True, False, True]
+
+
+def test_with_no_piece_that_may_come_every_face_point_is_tracked() -> None:
+    assert kept_at([3.0, 7.0, 10.0], [LARGE, None]) == [True, True, True]
