@@ -50,9 +50,9 @@ LOOKS: dict[str, Look] = {
                        shadow_blur_mm=14, awb=0.5, table_rgb=(40, 42, 48))),
 }
 SPECS = (
-    Spec("block-arena-9x9-real-warm", "block-arena", "9x9", "warm", 21, 10),
+    Spec("block-arena-9x9-real-warm", "block-arena", "9x9", "warm", 27, 80, full=True),
     Spec("block-arena-7x7-real-cool", "block-arena", "7x7", "cool", 29, 80, full=True),
-    Spec("block-pt-real-bright", "block-pt", None, "bright", 23, 10),
+    Spec("block-pt-real-bright", "block-pt", None, "bright", 23, 80, full=True),
     Spec("block-pt-real-dim", "block-pt", None, "dim", 24, 10),
     Spec("tuned-real-warm", "tuned", None, "low-warm", 25, 12),
     Spec("tuned-real-cool", "tuned", None, "large-cool", 29, 40),
