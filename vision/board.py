@@ -148,10 +148,12 @@ class BoardView:
     """One homography fix: board mm <-> frame pixels, and the rectified top-down board image."""
 
     def __init__(self, kit: Kit, mat: Mat, homography: FloatArray, frame_size: Size,
-                 calibration: Calibration | None = None, used: tuple[int, ...] = ()) -> None:
+                 calibration: Calibration | None = None, used: tuple[int, ...] = (),
+                 observed: Markers | None = None) -> None:
         self.kit, self.mat, self.frame_size, self.calibration = kit, mat, frame_size, calibration
         self.homography = np.asarray(homography, np.float64)
         self.used = used
+        self.observed: Markers = dict(observed or {})
         self._markers: dict[int, FloatArray] | None = None
         self._templates: dict[int, MarkerTemplate] | None = None
         self._maps: dict[tuple[float, float], tuple[Image, Image]] = {}
@@ -181,11 +183,16 @@ class BoardView:
             self._markers = {key: self.to_image(points) for key, points in corners.items()}
         return self._markers
 
+    def seen_pixels(self) -> dict[int, FloatArray]:
+        """Returns where each marker was seen when this fix was made, or else where the fix puts
+        it (a lens's distortion leaves corner markers off the homography by a steady amount)."""
+        return {key: self.observed.get(key, corners) for key, corners in self.marker_pixels().items()}
+
     def templates(self) -> dict[int, MarkerTemplate]:
         """Returns (and caches) how each marker should look in the frame under this fix."""
         if self._templates is None:
             self._templates = {key: marker_template(self.kit, key, corners)
-                               for key, corners in self.marker_pixels().items()}
+                               for key, corners in self.seen_pixels().items()}
         return self._templates
 
     def distance(self, other: BoardView) -> float:
@@ -345,7 +352,8 @@ class BoardTracker:
         fit = fit_homography(self.kit.marker_corners(mat), seen, guess)
         if fit is None or fit.rms_px > self.tolerance_px:
             return None
-        return BoardView(self.kit, mat, fit.homography, size, self.calibration, fit.used)
+        mine = {key: value for key, value in markers.items() if key in self.kit.marker_corners(mat)}
+        return BoardView(self.kit, mat, fit.homography, size, self.calibration, fit.used, mine)
 
     def _acquire(self, image: Image, size: Size) -> BoardFix:
         """Returns the first fix found in the whole frame, or SEARCHING saying what is missing."""
@@ -375,8 +383,9 @@ class BoardTracker:
         return tuple(seen), tuple(moved)
 
     def _classify(self, view: BoardView, found: Markers) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Splits found markers of the mat into those where the fix puts them and those moved."""
-        expected = view.marker_pixels()
+        """Splits found markers of the mat into those where the fix saw (or puts) them and those
+        moved."""
+        expected = view.seen_pixels()
         seen: list[int] = []
         moved: list[int] = []
         for key in sorted(set(found) & set(expected)):

@@ -83,6 +83,16 @@ def test_without_calibration_distortion_costs_accuracy_that_calibration_restores
     assert grid_error(plain.view, camera, mat) > 2 * grid_error(calibrated.view, camera, mat)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 8])
+def test_a_distorted_uncalibrated_still_board_stays_locked_on_one_fix(seed: int) -> None:
+    mat = KIT.mat("block-pt")  # strong barrel distortion leaves corner markers off the homography
+    camera = synth.random_camera(np.random.default_rng(seed), KIT, mat, (640, 480), k1_range=(-0.25, -0.2))
+    tracker = BoardTracker(KIT, mat)
+    fixes = [tracker.update(frame_of(camera, mat, 100 + frame)) for frame in range(12)]
+    assert [fix.state for fix in fixes[1:]] == [BoardState.LOCKED] * 11  # every marker where it was seen
+    assert all(fix.view is fixes[0].view for fix in fixes)  # a new view would look like motion
+
+
 def test_one_hidden_marker_still_places_the_board() -> None:
     mat = KIT.mat("blockade")
     for seed, hidden in enumerate([[0, 13], [1, 13], [2, 13], [3, 13]]):

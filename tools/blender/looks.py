@@ -53,7 +53,7 @@ SPECS = (
     Spec("block-arena-9x9-real-warm", "block-arena", "9x9", "warm", 27, 80, full=True),
     Spec("block-arena-7x7-real-cool", "block-arena", "7x7", "cool", 29, 80, full=True),
     Spec("block-pt-real-bright", "block-pt", None, "bright", 23, 80, full=True),
-    Spec("block-pt-real-dim", "block-pt", None, "dim", 24, 10),
+    Spec("block-pt-real-dim", "block-pt", None, "dim", 31, 80, full=True),
     Spec("tuned-real-warm", "tuned", None, "low-warm", 25, 12),
     Spec("tuned-real-cool", "tuned", None, "large-cool", 29, 40),
     Spec("blockade-real-neutral", "blockade", None, "neutral", 27, 12),
