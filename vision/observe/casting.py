@@ -7,7 +7,7 @@ settle the surface each ray shows.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -26,37 +26,53 @@ MISS = -np.inf
 
 def box_exits(origins: Array32, directions: Array32, lo: Array32, hi: Array32) -> tuple[Array32, FaceArray]:
     """Returns where rays (origin + t * direction, t in [0, 1]) leave a box, MISS if they miss,
-    and the face they leave it by (FACES)."""
+    and the face they leave it by (FACES); every array holds x, y and z first (3 x ...: each
+    component's values lie together, which is quicker to work through)."""
+    near, far = slab(origins, directions, lo, hi)  # every axis at once
+    return slab_exits(((near[0], far[0]), (near[1], far[1]), (near[2], far[2])), directions)
+
+
+def slab(origins: Array32, directions: Array32, lo: Array32, hi: Array32) -> tuple[Array32, Array32]:
+    """Returns where rays cross the two planes across an axis at lo and hi (the components along
+    it of their origins, directions and the planes; or of every axis, first): the nearer and the
+    farther crossing."""
     with np.errstate(divide="ignore", invalid="ignore"):
         first = (lo - origins) / directions
         second = (hi - origins) / directions
-    near, far = np.minimum(first, second), np.maximum(first, second)
-    enter = np.maximum(np.maximum(near[..., 0], near[..., 1]), near[..., 2])
-    leave = np.minimum(np.minimum(far[..., 0], far[..., 1]), far[..., 2])
-    hit = (leave >= enter) & (leave > 0) & (enter < 1)
-    across_x = far[..., 0] <= np.minimum(far[..., 1], far[..., 2])
-    across_y = ~across_x & (far[..., 1] <= far[..., 2])
-    face = np.where(across_x, np.where(directions[..., 0] > 0, 1, 2),
-                    np.where(across_y, np.where(directions[..., 1] > 0, 3, 4), 0))
-    return np.where(hit, np.minimum(leave, 1.0), MISS).astype(np.float32), face.astype(np.uint8)
+    return np.minimum(first, second), np.maximum(first, second)
+
+
+def slab_exits(slabs: Sequence[tuple[Array32, Array32]], directions: Array32) -> tuple[Array32, FaceArray]:
+    """Returns where rays leave a box and by which face (as box_exits), given its slabs along x,
+    y and z."""
+    (near_x, far_x), (near_y, far_y), (near_z, far_z) = slabs
+    enter = np.maximum(np.maximum(near_x, near_y), near_z)
+    leave = np.minimum(np.minimum(far_x, far_y), far_z)
+    missed = (leave < enter) | (leave <= 0) | (enter >= 1)
+    face = np.where(far_y <= far_z, np.subtract(4, directions[1] > 0, dtype=np.uint8), np.uint8(0))
+    across_x = far_x <= np.minimum(far_y, far_z)
+    np.copyto(face, np.subtract(2, directions[0] > 0, dtype=np.uint8), where=across_x)
+    exit = np.minimum(leave, np.float32(1.0))
+    exit[missed] = MISS
+    return exit.astype(np.float32, copy=False), face
 
 
 def cylinder_exits(origins: Array32, directions: Array32, lo: Array32, hi: Array32) -> tuple[Array32, FaceArray]:
     """Returns where rays leave the upright cylinder inscribed in a box (as box_exits; a side is
-    named by the way it mostly faces)."""
-    offset_x = origins[..., 0] - (lo[..., 0] + hi[..., 0]) / 2
-    offset_y = origins[..., 1] - (lo[..., 1] + hi[..., 1]) / 2
-    radius = (hi[..., 0] - lo[..., 0]) / 2
-    a = directions[..., 0] ** 2 + directions[..., 1] ** 2 + 1e-12
-    b = 2 * (offset_x * directions[..., 0] + offset_y * directions[..., 1])
+    named by the way it mostly faces; components first, as there)."""
+    offset_x = origins[0] - (lo[0] + hi[0]) / 2
+    offset_y = origins[1] - (lo[1] + hi[1]) / 2
+    radius = (hi[0] - lo[0]) / 2
+    a = directions[0] ** 2 + directions[1] ** 2 + 1e-12
+    b = 2 * (offset_x * directions[0] + offset_y * directions[1])
     c = offset_x ** 2 + offset_y ** 2 - radius ** 2
     disc = b * b - 4 * a * c
     root = np.sqrt(np.maximum(disc, 0.0))
     low, high = (-b - root) / (2 * a), (-b + root) / (2 * a)
-    bottom, lid = lo[..., 2] / directions[..., 2], hi[..., 2] / directions[..., 2]
+    bottom, lid = lo[2] / directions[2], hi[2] / directions[2]
     enter, leave = np.maximum(low, bottom), np.minimum(high, lid)
     hit = (disc >= 0) & (leave >= enter) & (leave > 0) & (enter < 1)
-    out_x, out_y = offset_x + high * directions[..., 0], offset_y + high * directions[..., 1]
+    out_x, out_y = offset_x + high * directions[0], offset_y + high * directions[1]
     side = np.where(np.abs(out_x) >= np.abs(out_y), np.where(out_x > 0, 1, 2), np.where(out_y > 0, 3, 4))
     face = np.where(lid <= high + 1e-6, 0, side)
     return np.where(hit, np.minimum(leave, 1.0), MISS).astype(np.float32), face.astype(np.uint8)
@@ -64,13 +80,42 @@ def cylinder_exits(origins: Array32, directions: Array32, lo: Array32, hi: Array
 
 def shape_exits(origins: Array32, directions: Array32, centres: FloatArray,
                 geometry: ShapeKey) -> tuple[Array32, FaceArray]:
-    """Returns where the rays of cells (k x ...) leave one shape placed on each cell's centre."""
-    lo3, hi3, rounded = geometry
-    at = np.column_stack([centres, np.zeros(len(centres))]).astype(np.float32)
-    spread = (slice(None),) + (None,) * (origins.ndim - 2) + (slice(None),)
-    lo = (at + np.array(lo3, np.float32))[spread]
-    hi = (at + np.array(hi3, np.float32))[spread]
-    return (cylinder_exits if rounded else box_exits)(origins, directions, lo, hi)
+    """Returns where the rays of cells (3 x k x ...) leave one shape placed on each cell's centre."""
+    lo, hi = placed(centres, geometry, origins.ndim)
+    return (cylinder_exits if geometry[2] else box_exits)(origins, directions, lo, hi)
+
+
+def placed(centres: FloatArray, geometry: ShapeKey, dims: int) -> tuple[Array32, Array32]:
+    """Returns the corners of a shape placed on each of some cells' centres, components first
+    and shaped to meet the cells' rays (3 x k x 1 ..., dims axes in all)."""
+    lo3, hi3, _ = geometry
+    at = np.zeros((len(centres), 3), np.float32)
+    at[:, :2] = centres
+    spread = (slice(None), slice(None)) + (None,) * (dims - 2)
+    return (at + np.array(lo3, np.float32)).T[spread], (at + np.array(hi3, np.float32)).T[spread]
+
+
+def shapes_exits(origins: Array32, directions: Array32, centres: FloatArray,
+                 geometries: Sequence[ShapeKey]) -> tuple[Array32, FaceArray]:
+    """Returns where the rays of cells (3 x k x ...) leave each of some shapes placed on each
+    cell's centre and by which face (S x k x ...), as shape_exits; a slab that boxes share
+    along an axis (the meeples' parts are all as thick) is worked out once."""
+    kept: dict[tuple[int, float, float], tuple[Array32, Array32]] = {}
+    exits, faces = [], []
+    for geometry in geometries:
+        if geometry[2]:
+            exit, face = shape_exits(origins, directions, centres, geometry)
+        else:
+            lo, hi = placed(centres, geometry, origins.ndim)
+            for axis in range(3):
+                key = (axis, geometry[0][axis], geometry[1][axis])
+                if key not in kept:
+                    kept[key] = slab(origins[axis], directions[axis], lo[axis], hi[axis])
+            exit, face = slab_exits([kept[(axis, geometry[0][axis], geometry[1][axis])] for axis in range(3)],
+                                    directions)
+        exits.append(exit)
+        faces.append(face)
+    return np.stack(exits), np.stack(faces)
 
 
 def passes_over(low: FloatArray, high: FloatArray, lo: Array32, hi: Array32,
@@ -93,10 +138,12 @@ def spans(origins: FloatArray) -> tuple[FloatArray, FloatArray]:
 
 
 def directions_to(place: CameraPlace, origins: FloatArray) -> tuple[Array32, Array32]:
-    """Returns the rays' 3D origins (z = 0) and their directions to the camera, as float32."""
-    origin3 = np.concatenate([origins, np.zeros(origins.shape[:-1] + (1,))], axis=-1).astype(np.float32)
-    direction = np.asarray(place.centre, np.float32) - origin3
-    direction[..., :2] = np.where(np.abs(direction[..., :2]) < 1e-6, 1e-6, direction[..., :2])
+    """Returns the rays' 3D origins (z = 0) and their directions to the camera, as float32,
+    components first (3 x ...) as box_exits takes them."""
+    ground = np.moveaxis(np.asarray(origins, np.float64), -1, 0)
+    origin3 = np.concatenate([ground, np.zeros((1,) + ground.shape[1:])]).astype(np.float32)
+    direction = np.asarray(place.centre, np.float32).reshape((3,) + (1,) * (origin3.ndim - 1)) - origin3
+    direction[:2] = np.where(np.abs(direction[:2]) < 1e-6, 1e-6, direction[:2])
     return origin3, direction
 
 

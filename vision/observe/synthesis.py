@@ -50,7 +50,8 @@ from vision.observe.calibrate import (GROUND, Lighting, LightPlan, Registration,
                                       light_basis, printed, weighted)
 from vision.observe.colours import ColourMemory
 from vision.observe.casting import (FACES, MISS, Array32, FloatArray, IntArray, ShapeKey, box_exits, directions_to,
-                                    outline, passes_over, shape_exits, spans, split_casts, surface_code, within_reach)
+                                    outline, passes_over, shape_exits, shapes_exits, spans, split_casts, surface_code,
+                                    within_reach)
 from vision.observe.context import ObserveError, Scene, taps
 from vision.observe.geometry import Geometry, PairPlan, Sampling, Seen, pair_plan
 from vision.observe.sheen import sheens
@@ -271,11 +272,10 @@ class Synthesis:
         cells = np.arange(len(self.squares))
         origins = self.origins(cells)
         origin3, direction = directions_to(self.place, origins)
-        shapes = [shape_exits(origin3, direction, self.centres, geometry) for geometry in self.shape_index]
+        exits, faces = shapes_exits(origin3, direction, self.centres, list(self.shape_index))
         blank = np.zeros((len(self.variants),) + origins.shape[:2], np.int16)
-        geometry = Geometry(key, dict(context), origins, np.stack([t for t, _ in shapes]),
-                            np.stack([face for _, face in shapes]),
-                            blank, blank.copy(), self.frame.pixels(origins[:, :, 0]))
+        geometry = Geometry(key, dict(context), origins, exits, faces, blank, blank.copy(),
+                            self.frame.pixels(origins[:, :, 0]))
         self.predict(geometry, context, cells)
         geometry.pair_up(self.unknown + 1)
         return geometry
@@ -321,16 +321,18 @@ class Synthesis:
         origin3, direction = directions_to(self.place, origins)
         per_cell = int(np.prod(origins.shape[1:-1]))
         low, high = spans(origins)
-        rays = (origin3.reshape(-1, 3), direction.reshape(-1, 3))
-        hits = (np.full(len(rays[0]), MISS, np.float32), np.zeros(len(rays[0]), np.int_))
+        rays = (origin3.reshape(3, -1), direction.reshape(3, -1))
+        hits = (np.full(rays[0].shape[1], MISS, np.float32), np.zeros(rays[0].shape[1], np.int_))
         for square, shapes, rows in self.solids_near(context, cells, include_self):
             centre = self.centres[self.index[square]]
             lo, hi = bounds(shapes, centre)
             rows = rows[passes_over(low[rows], high[rows], lo, hi, self.place.centre)]
             if len(rows):
                 every = (rows[:, None] * per_cell + np.arange(per_cell)).ravel()
-                cast = (rays[0].take(every, axis=0), rays[1].take(every, axis=0))
-                self.cast_context(shapes, centre, every[box_exits(*cast, lo, hi)[0] > MISS], rays, hits)
+                cast = (rays[0].take(every, axis=1), rays[1].take(every, axis=1))
+                met = np.flatnonzero(box_exits(*cast, lo[:, None], hi[:, None])[0] > MISS)
+                picked = (cast[0].take(met, axis=1), cast[1].take(met, axis=1))
+                self.cast_context(shapes, centre, every.take(met), picked, hits)
         return hits[0].reshape(origins.shape[:-1]), hits[1].reshape(origins.shape[:-1])
 
     def solids_near(self, context: Mapping[str, str], cells: NDArray[np.int_],
@@ -367,11 +369,10 @@ class Synthesis:
 
     def cast_context(self, shapes: Variant, centre: FloatArray, rays: NDArray[np.int_],
                      cast: tuple[Array32, Array32], hits: tuple[Array32, NDArray[np.int_]]) -> None:
-        """Casts some rays (indices into cast's origins and directions) at one context square's
-        shapes, keeping in hits the nearest exit and surface of each ray so far."""
-        origin3, direction = cast
+        """Casts some rays (indices into hits; cast: their origins and directions) at one context
+        square's shapes, keeping in hits the nearest exit and surface of each ray so far."""
+        ray_origin, ray_direction = cast
         ray_t, ray_code = hits[0][rays], hits[1][rays]
-        ray_origin, ray_direction = origin3.take(rays, axis=0), direction.take(rays, axis=0)
         for shape in shapes:
             exit_t, face = shape_exits(ray_origin, ray_direction, centre[None], shape.geometry)
             np.copyto(ray_code, surface_code(self.parts[shape.part], face), where=exit_t > ray_t)
@@ -441,7 +442,7 @@ def plan_costs(model: Model, plan: PairPlan, colours: FloatArray, prototypes: Fl
     """Returns each planned pair's cost (see shade_costs), the surfaces showing their prototypes."""
     # Whatever depends on a ray alone or on a part alone is worked out once, then looked up.
     seen, proto = weighted(colours).astype(np.float32), weighted(prototypes).astype(np.float32)
-    dots = seen[:, 0, None] * proto[None, :, 0] + seen[:, 1, None] * proto[None, :, 1] + seen[:, 2, None] * proto[None, :, 2]
+    dots = seen @ proto.T  # rays x parts (one matrix product: far quicker than three broadcasts)
     energy = seen[:, 0] * seen[:, 0] + seen[:, 1] * seen[:, 1] + seen[:, 2] * seen[:, 2]
     norms = proto[:, 0] * proto[:, 0] + proto[:, 1] * proto[:, 1] + proto[:, 2] * proto[:, 2]
     variance = np.float32(model.sigma ** 2 + noise ** 2)
@@ -539,11 +540,14 @@ class Scorer:
 
 def variant_costs(geometry: Geometry, costs: Array32, cells: NDArray[np.int_]) -> Array32:
     """Returns every variant's summed ray cost on some cells (V x cells), a ray costing what the
-    cheaper of its two surfaces costs (costs: one per entry of the geometry's pairs)."""
+    cheaper of its two surfaces costs (costs: one per entry of the geometry's pairs); a variant
+    at a time, as small scratch arrays are much quicker to come by than big ones."""
     whole = np.array_equal(cells, np.arange(geometry.primary_pair.shape[1]))
-    primary = geometry.primary_pair if whole else geometry.primary_pair[:, cells]
-    secondary = geometry.secondary_pair if whole else geometry.secondary_pair[:, cells]
-    return np.asarray(np.minimum(costs.take(primary), costs.take(secondary)).sum(axis=2), np.float32)
+    found = np.empty((geometry.primary_pair.shape[0], len(cells)), np.float32)
+    for v, (primary, secondary) in enumerate(zip(geometry.primary_pair, geometry.secondary_pair)):
+        chosen = (primary, secondary) if whole else (primary[cells], secondary[cells])
+        found[v] = np.minimum(costs.take(chosen[0]), costs.take(chosen[1])).sum(axis=1)
+    return found
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,19 +13,20 @@ from vision.observe import block_arena
 from vision.observe.calibrate import light_on, register
 from vision.observe.context import rgb_to_lab
 from vision.observe.reading import camera_place
-from vision.observe.casting import FACES, MISS, box_exits, cylinder_exits, passes_over, split_casts
+from vision.observe.casting import (FACES, MISS, box_exits, cylinder_exits, passes_over, shape_exits, shapes_exits,
+                                    split_casts)
 from vision.observe.synthesis import Frame, shade_costs
 from vision.pose import CameraPlace
 
-LO = np.array([[[-10.0, -10.0, 0.0]]], np.float32)
-HI = np.array([[[10.0, 10.0, 20.0]]], np.float32)
+LO = np.array([-10.0, -10.0, 0.0], np.float32)[:, None, None]  # components first, as box_exits takes them
+HI = np.array([10.0, 10.0, 20.0], np.float32)[:, None, None]
 EAST, SOUTH = (300.0, 0.0, 500.0), (0.0, -300.0, 500.0)  # cameras off to +x and to -y
 
 
 def rays(camera: tuple[float, float, float], *grounds: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
-    """Returns rays from ground points to a camera."""
+    """Returns rays from ground points to a camera (components first: 3 x 1 x N)."""
     origins = np.array([[[x, y, 0.0] for x, y in grounds]], np.float32)
-    return origins, np.array(camera, np.float32) - origins
+    return np.moveaxis(origins, -1, 0), np.moveaxis(np.array(camera, np.float32) - origins, -1, 0)
 
 
 @pytest.mark.parametrize("exits_of", [box_exits, cylinder_exits])
@@ -37,6 +38,21 @@ def test_a_ray_leaves_a_solid_by_the_face_turned_to_the_camera(exits_of: object)
     assert exits[0, 2] == MISS
     origins, directions = rays(SOUTH, (0.0, -5.0))
     assert exits_of(origins, directions, LO, HI)[1][0, 0] == 4  # type: ignore[operator]  # the -y side
+
+
+def test_shapes_cast_together_leave_where_each_cast_alone_does() -> None:
+    rng = np.random.default_rng(2)
+    centres = rng.uniform(0.0, 200.0, (6, 2))
+    ground = centres[:, None, None, :] + rng.uniform(-20.0, 20.0, (6, 9, 3, 2))
+    origins = np.moveaxis(np.concatenate([ground, np.zeros(ground.shape[:-1] + (1,))], axis=-1), -1, 0)
+    directions = np.array(EAST, np.float32).reshape(3, 1, 1, 1) - origins
+    shapes = [((-8.0, -4.0, 0.0), (8.0, 4.0, 30.0), False), ((-3.0, -4.0, 30.0), (3.0, 4.0, 50.0), False),
+              ((-8.0, -4.0, 30.0), (8.0, 4.0, 40.0), False), ((-6.0, -6.0, 0.0), (6.0, 6.0, 20.0), True)]
+    exits, faces = shapes_exits(origins.astype(np.float32), directions.astype(np.float32), centres, shapes)
+    for s, shape in enumerate(shapes):
+        alone = shape_exits(origins.astype(np.float32), directions.astype(np.float32), centres, shape)
+        assert np.array_equal(exits[s], alone[0]) and np.array_equal(faces[s], alone[1])
+    assert np.any(exits > MISS) and np.any(exits == MISS)
 
 
 def test_a_cylinder_misses_the_corners_of_its_box() -> None:
@@ -93,7 +109,7 @@ def test_a_cell_whose_rays_meet_a_box_is_never_culled() -> None:
         origins, directions = rays(camera, *map(tuple, ground[0]))
         lo = np.append(rng.uniform(-30.0, 10.0, 2), 0.0).astype(np.float32)
         hi = (lo + rng.uniform(5.0, 60.0, 3)).astype(np.float32)
-        met = bool(np.any(box_exits(origins, directions, lo, hi)[0] > MISS))
+        met = bool(np.any(box_exits(origins, directions, lo[:, None, None], hi[:, None, None])[0] > MISS))
         kept = bool(passes_over(ground.min(axis=1), ground.max(axis=1), lo, hi, camera)[0])
         assert kept or not met
         outcomes.add((met, kept))
