@@ -141,7 +141,7 @@ def place_score(look: Looks, rays: Rays, columns: list[Column], cube: float, box
                 colours: IntArray) -> Callable[[CameraPlace], float]:
     """Returns how well the position explains the rays from a camera place (log-likelihood of
     the colours against the prototypes alone; the footprints exact, so that the parallax of low
-    columns still counts)."""
+    columns still counts, and the edges sharp: they are where a place shows best)."""
     standing = [i for i, column in enumerate(columns) if column.height > 0]
     alone = Looks(look.ground, look.top, look.side)
 
@@ -149,7 +149,7 @@ def place_score(look: Looks, rays: Rays, columns: list[Column], cube: float, box
         """Returns the rays' log-likelihood under the position seen from a place."""
         seen = cast(rays.grid, boxes[standing], place, np.array([columns[i].height + 1 for i in standing]) * cube)
         sight = sight_of(seen, alone, colours[standing], [columns[i] for i in standing], cube, 1.0)
-        return float(hits_for(sight, sight.start_mm, sight.start_tops).ll.sum())
+        return float(hits_for(sight, sight.start_mm, sight.start_tops, edges=False).ll.sum())
 
     return score
 

@@ -26,6 +26,8 @@ IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
 
 RAY_JITTER = 0.35  # the grid's seeded jitter, as a share of its step
+EDGE_MM = 1.0  # rays this close to a top's edge (across the ray) may show the top or the side
+EDGE_HEIGHT_MM = 5.0  # ... if the top lies this close in height to where the ray meets that side
 SIDES = (1, 2, 3, 4)  # a side facing +x, -x, +y, -y (vision.observe.synthesis.FACES' order)
 
 
@@ -47,9 +49,11 @@ class Grid:
 @dataclass(frozen=True, slots=True)
 class Rays:
     """A grid's rays from one camera centre and the (ray, column) pairs they may meet: per pair
-    its ray and column, the heights between which the ray runs inside the column's footprint and
-    the side it comes in by at the top of that stretch. `table` lists each meeting ray's pairs
-    (row r: ray `rows[r]`, -1 padded; `row_of` a ray's row, -1 for none)."""
+    its ray and column, the heights between which the ray runs inside the column's footprint, the
+    side it comes in by at the top of that stretch and how far (mm, across the ray) the ray passes
+    from that side's top edge per mm the top lies below or above `high` (inf: no such side).
+    `table` lists each meeting ray's pairs (row r: ray `rows[r]`, -1 padded; `row_of` a ray's
+    row, -1 for none)."""
 
     grid: Grid
     place: CameraPlace
@@ -58,6 +62,7 @@ class Rays:
     low: FloatArray
     high: FloatArray
     face: IntArray
+    rate: FloatArray
     table: IntArray
     rows: IntArray
     row_of: IntArray
@@ -131,15 +136,18 @@ def axis_interval(start: FloatArray, slope: FloatArray, low: FloatArray,
 
 
 def meet(ground: FloatArray, step: FloatArray, boxes: FloatArray,
-         ceiling: float) -> tuple[FloatArray, FloatArray, IntArray]:
+         ceiling: float) -> tuple[FloatArray, FloatArray, IntArray, FloatArray]:
     """Returns per pair (a ray's ground point and step, a footprint) the heights between which
-    the ray runs inside the footprint and the side it comes in by at the top of that stretch."""
+    the ray runs inside the footprint, the side it comes in by at the top of that stretch and
+    the ray's edge rate there (Rays.rate)."""
     lo_x, hi_x = axis_interval(ground[:, 0], step[:, 0], boxes[:, 0], boxes[:, 1])
     lo_y, hi_y = axis_interval(ground[:, 1], step[:, 1], boxes[:, 2], boxes[:, 3])
     low, high = np.maximum(np.maximum(lo_x, lo_y), 0.0), np.minimum(np.minimum(hi_x, hi_y), ceiling)
-    face = np.where(hi_x <= hi_y, np.where(step[:, 0] > 0, SIDES[0], SIDES[1]),
-                    np.where(step[:, 1] > 0, SIDES[2], SIDES[3]))
-    return low, high, face.astype(np.int64)
+    by_x = hi_x <= hi_y
+    face = np.where(by_x, np.where(step[:, 0] > 0, SIDES[0], SIDES[1]), np.where(step[:, 1] > 0, SIDES[2], SIDES[3]))
+    across = np.abs(np.where(by_x, step[:, 0], step[:, 1]))
+    rate = np.where(high < ceiling, across / np.sqrt(1.0 + across * across), np.inf)
+    return low, high, face.astype(np.int64), np.asarray(rate, np.float64)
 
 
 def per_ray_table(ray: IntArray, count: int) -> tuple[IntArray, IntArray, IntArray]:
@@ -168,17 +176,18 @@ def cast(grid: Grid, boxes: FloatArray, place: CameraPlace, reach_mm: FloatArray
     """Returns a grid's rays from a camera place and the pairs they make with every column
     (footprints x0, x1, y0, y1) met below its reach."""
     ray, col = candidates(grid, boxes, place, reach_mm)
-    low, high, face = meet(grid.ground[ray], steps_of(place, grid.ground[ray]), boxes[col], place.centre[2] - 1.0)
+    low, high, face, rate = meet(grid.ground[ray], steps_of(place, grid.ground[ray]), boxes[col],
+                                 place.centre[2] - 1.0)
     keep = (low < high) & (low < reach_mm[col])
-    return Rays(grid, place, ray[keep], col[keep], low[keep], high[keep], face[keep],
+    return Rays(grid, place, ray[keep], col[keep], low[keep], high[keep], face[keep], rate[keep],
                 *per_ray_table(ray[keep], len(grid.ground)))
 
 
 def within(rays: Rays, reach_mm: FloatArray) -> Rays:
     """Returns the rays with only the pairs whose column is met below its reach."""
     keep = rays.low < reach_mm[rays.col]
-    return Rays(rays.grid, rays.place, rays.ray[keep], rays.col[keep], rays.low[keep],
-                rays.high[keep], rays.face[keep], *per_ray_table(rays.ray[keep], rays.count))
+    return Rays(rays.grid, rays.place, rays.ray[keep], rays.col[keep], rays.low[keep], rays.high[keep],
+                rays.face[keep], rays.rate[keep], *per_ray_table(rays.ray[keep], rays.count))
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +212,15 @@ def pair_heights(rays: Rays, heights_mm: FloatArray) -> tuple[FloatArray, BoolAr
     whether it is the top there."""
     height = heights_mm[rays.col]
     return np.where(rays.low < height, np.minimum(rays.high, height), -1.0), rays.high >= height
+
+
+def near_edge(rate: FloatArray, high: FloatArray, height: FloatArray) -> BoolArray:
+    """Tells which pairs' rays pass within EDGE_MM of their side's top edge (rate, high: Rays')
+    when the column is of some height (mm): there a bevel and the blur show top or side alike;
+    but only within EDGE_HEIGHT_MM of that height, so that a steep ray's edge band never spans
+    the heights it tells apart (near the nadir the thin side by a top's edge is all there is)."""
+    gap = np.abs(height - high)
+    return np.asarray((gap * rate < EDGE_MM) & (gap < EDGE_HEIGHT_MM), np.bool_)
 
 
 def first_hits(rays: Rays, pair_ll: FloatArray, mat_ll: FloatArray, z: FloatArray) -> Hits:

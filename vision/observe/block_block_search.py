@@ -3,20 +3,24 @@
 Each cell tries its column at every height up to a few cubes above the position's, in either
 top colour (and `half` one cube up); its candidates are scored with every other cell held
 (`cell_scores`: the rays it meets, each showing its top, its side or what lies beyond, plus a
-prior: a column seldom changes, and a legal move never takes cubes away). From the position,
+prior: a column seldom changes, and a legal move never takes cubes away; a ray by a top's edge
+may show the top or the side, `near_edge`). From the position,
 the best non-overlapping gains are taken round after round until none is left (`solve`), then
 single changes are undone where the whole guess gains (`polish`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from vision.observation import EMPTY
 from vision.observe.block_block_looks import TOPS, Looks
-from vision.observe.block_block_rays import BoolArray, FloatArray, Hits, IntArray, Rays, first_hits, pair_heights
+from vision.observe.block_block_rays import (
+    BoolArray, FloatArray, Hits, IntArray, Rays, first_hits, near_edge, pair_heights,
+)
 
 CHANGE_NATS, REMOVAL_NATS = 2.0, 15.0  # prior cost of a column growing; shrinking or recoloured
 MAX_ROUNDS = 12  # rounds of taking gains
@@ -74,12 +78,13 @@ class Cell:
 @dataclass(frozen=True, slots=True)
 class CellRays:
     """What a cell's pairs hold under one sight, whatever the guess: their rays, the heights
-    between which each runs inside the column, the side's log-likelihood, each top colour's, and
-    each half level's (4 splits x pairs)."""
+    between which each runs inside the column, its edge rate (Rays.rate), the side's
+    log-likelihood, each top colour's, and each half level's (4 splits x pairs)."""
 
     ray: IntArray
     low: FloatArray
     high: FloatArray
+    rate: FloatArray
     side: FloatArray
     tops: list[FloatArray]
     halves: list[FloatArray]
@@ -92,7 +97,7 @@ def cell_rays(sight: Sight, cell: Cell) -> CellRays:
         return kept[1]
     rays, pick = sight.rays, cell.pairs
     ray = rays.ray[pick]
-    found = CellRays(ray, rays.low[pick], rays.high[pick], sight.side[pick],
+    found = CellRays(ray, rays.low[pick], rays.high[pick], rays.rate[pick], sight.side[pick],
                      [sight.look.tops(colour, ray) for colour in range(len(TOPS))],
                      [half_ll(sight.look, rays, ray, cell.centre, level * sight.cube) for level in cell.half_levels])
     cell.kept[id(sight)] = (sight, found)
@@ -117,15 +122,26 @@ def guess_arrays(labels: list[str], cube: float) -> tuple[FloatArray, IntArray]:
     return np.array([height * cube for height, _ in guess], np.float64), np.array(tops, np.int64)
 
 
-def hits_for(sight: Sight, heights_mm: FloatArray, tops: IntArray) -> Hits:
-    """Returns every ray's surfaces and log-likelihood under a guess of every column."""
-    z, on_top = pair_heights(sight.rays, heights_mm)
-    pair_ll = np.where(on_top, sight.look.pair_top(sight.rays, tops), sight.side)
-    return first_hits(sight.rays, pair_ll, sight.mat, z)
+def hits_for(sight: Sight, heights_mm: FloatArray, tops: IntArray, edges: bool = True) -> Hits:
+    """Returns every ray's surfaces and log-likelihood under a guess of every column (with edges,
+    a ray by a top's edge shows either the top or the side)."""
+    rays = sight.rays
+    z, on_top = pair_heights(rays, heights_mm)
+    top = sight.look.pair_top(rays, tops)
+    pair_ll = np.where(on_top, top, sight.side)
+    if edges:
+        pair_ll = np.where(near_edge(rays.rate, rays.high, heights_mm[rays.col]), either(top, sight.side), pair_ll)
+    return first_hits(rays, pair_ll, sight.mat, z)
+
+
+def either(one: FloatArray, other: FloatArray) -> FloatArray:
+    """Returns the log-likelihood of a ray that shows one surface or the other, evenly."""
+    return np.asarray(np.logaddexp(one, other) - math.log(2.0), np.float64)
 
 
 def cell_scores(sight: Sight, hits: Hits, cell: Cell) -> FloatArray:
-    """Returns the log-posteriors of a cell's candidates, the others held: tempered rays plus prior."""
+    """Returns the log-posteriors of a cell's candidates, the others held: tempered rays plus prior
+    (a ray by a top's edge: either the top or the side)."""
     held = cell_rays(sight, cell)
     ray = held.ray
     mine = hits.pair[ray] >= 0
@@ -135,11 +151,13 @@ def cell_scores(sight: Sight, hits: Hits, cell: Cell) -> FloatArray:
     levels_mm = np.arange(1, cell.levels + 1, dtype=np.float64)[:, None] * sight.cube
     low, high = held.low[None, :], held.high[None, :]
     wins = (low < levels_mm) & (np.minimum(high, levels_mm) > other_z[None, :])
-    top = wins & (high >= levels_mm)
-    side_gain = (wins & ~top) @ (held.side - other_ll)
-    gains = [(top * (tops[None, :] - other_ll[None, :])).sum(axis=1) + side_gain for tops in held.tops]
-    halves = [float(((half - other_ll[None, :]) @ top[level - 1]).max() + side_gain[level - 1])
-              for half, level in zip(held.halves, cell.half_levels)]
+    edge = wins & near_edge(held.rate[None, :], high, levels_mm)
+    top = wins & (high >= levels_mm) & ~edge
+    side_gain = (wins & ~top & ~edge) @ (held.side - other_ll)
+    gains = [top @ (tops - other_ll) + edge @ (either(tops, held.side) - other_ll) + side_gain
+             for tops in held.tops]
+    halves = [float((top[level - 1] @ (half - other_ll).T + edge[level - 1] @ (either(half, held.side) - other_ll).T
+                     ).max() + side_gain[level - 1]) for half, level in zip(held.halves, cell.half_levels)]
     ll = float(other_ll.sum()) + np.concatenate([[0.0], *gains, halves])
     return np.asarray(tempered(ll, cell, sight.temperature) + cell.prior, np.float64)
 

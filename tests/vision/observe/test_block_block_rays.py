@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from vision.observe.block_block_rays import (
-    Grid, axis_interval, cast, first_hits, pair_heights, per_ray_table, ray_grid, within,
+    EDGE_HEIGHT_MM, EDGE_MM, Grid, axis_interval, cast, first_hits, meet, near_edge, pair_heights, per_ray_table,
+    ray_grid, steps_of, within,
 )
 from vision.pose import CameraPlace
 
@@ -77,3 +78,22 @@ def test_a_rays_step_runs_from_its_mat_point_towards_the_camera_centre() -> None
     ray = rays.ray[:50]
     points = rays.grid.ground[ray] + rays.steps(ray) * PLACE.centre[2]
     assert np.allclose(points, np.array(PLACE.centre[:2]))
+
+
+def test_a_ray_is_by_an_edge_only_close_to_the_top_edge_of_the_side_it_comes_in_by() -> None:
+    place, top = CameraPlace((20.0, -300.0, 600.0), 600.0), 100.0  # rays come in steeply by the side y = 0
+    cz = place.centre[2]
+    at = np.array([[12.75, 0.5 * EDGE_MM], [12.75, 3.0 * EDGE_MM], [12.75, -0.5 * EDGE_MM],
+                   [12.75, 25.5 - 0.5 * EDGE_MM], [0.5 * EDGE_MM, 12.75]])  # where each ray runs at the top's height
+    ground = (at - top * np.array(place.centre[:2]) / cz) / (1.0 - top / cz)
+    low, high, face, rate = meet(ground, steps_of(place, ground), np.repeat(BOXES[:1], len(at), axis=0), cz - 1.0)
+    assert face[0] == 4 and low[2] < top
+    assert near_edge(rate, high, np.full(len(at), top)).tolist() == [True, False, True, False, False]
+
+
+def test_a_steep_rays_edge_band_never_spans_a_cubes_height() -> None:
+    rays = cast(grid(), BOXES, PLACE, REACH)
+    heights = rays.high[rays.high < 200.0]
+    for gap in (-1.01 * EDGE_HEIGHT_MM, 1.01 * EDGE_HEIGHT_MM):
+        assert not near_edge(rays.rate[rays.high < 200.0], heights, heights + gap).any()
+    assert near_edge(rays.rate, rays.high, rays.high).any()

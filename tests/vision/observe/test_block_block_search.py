@@ -7,7 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from vision.observe.block_block_search import Cell, Column, changed_groups, group_trials, search_cells
+from vision.observation import EMPTY
+from vision.observe.block_block_looks import Looks
+from vision.observe.block_block_rays import cast, near_edge, ray_grid
+from vision.observe.block_block_search import (
+    Cell, Column, cell_scores, changed_groups, group_trials, guess_arrays, hits_for, search_cells, sight_of,
+)
+from vision.pose import CameraPlace
 
 PITCH = 26.0
 
@@ -46,3 +52,27 @@ def test_an_empty_column_is_never_moved() -> None:
     cells = cells_of([Column(1, "brown"), Column(0, "empty")])
     chosen = choice(cells, ["brown@2", "empty"])
     assert group_trials(cells, chosen, (0, 1)) == []
+
+
+def test_each_candidates_score_is_the_whole_guess_likelihood_with_edges_either_way() -> None:
+    place = CameraPlace((30.0, -40.0, 500.0), 600.0)
+    boxes = np.array([[0.0, 25.5, 0.0, 25.5], [26.5, 52.0, 0.0, 25.5], [0.0, 25.5, 26.5, 52.0]])
+    start = [Column(1, "brown"), Column(0, EMPTY), Column(2, "white")]
+    rays = cast(ray_grid(np.array([-20.0, 150.0, -20.0, 150.0]), 1.0, 40000), boxes, place, np.full(3, 150.0))
+    rng = np.random.default_rng(3)
+    look = Looks(-rng.uniform(0, 9, rays.count), -rng.uniform(0, 9, (3, rays.count)),
+                 -rng.uniform(0, 9, (3, rays.count)))
+    sight = sight_of(rays, look, rng.integers(0, 3, (3, 8, 4)), start, 25.0, 1.0)
+    cells = search_cells(sight, start, ["a1", "b1", "a2"], [(12.75, 12.75), (39.25, 12.75), (12.75, 39.25)], 3)
+    held = ["brown@3", "white@2", "white@4"]
+    hits = hits_for(sight, *guess_arrays(held, 25.0))
+    edges = 0
+    for cell in cells:
+        scores = cell_scores(sight, hits, cell) - cell.prior
+        whole = []
+        for label in cell.labels[:-len(cell.half_levels)]:
+            heights, tops = guess_arrays([label if i == cell.index else other for i, other in enumerate(held)], 25.0)
+            whole.append(float(hits_for(sight, heights, tops).ll.sum()))
+            edges += int(near_edge(rays.rate, rays.high, heights[rays.col]).sum())
+        assert np.allclose(scores[:len(whole)] - scores[0], np.array(whole) - whole[0])
+    assert edges > 0
