@@ -11,7 +11,9 @@ gradients averaged over both frames), only where the cell's own top shows and no
 one grown by a move) can lean in. Each candidate stack moves each sample's texture by the rise of
 its surface straight above what the sample sees; tracking that motion, as if the frame had moved
 so, gives the shift the candidate predicts, and the measured shift is scored against it
-(Student's t: JPEG and noise now and then move a low-contrast top far more than its spread says).
+(Student's t: JPEG and noise now and then move a low-contrast top far more than its spread says),
+each prediction first scaled to fit the shift within SCALES (a changed top's texture moves
+consistently less than its rise says, by 0.5-0.9 in the recorded games).
 The frame's noise is measured on the cells themselves (most do not change between two frames),
 and a prediction is given room in proportion to its size (the camera place, hence the parallax,
 is not exact).
@@ -50,6 +52,8 @@ LEAST_CELLS = 5  # tracked cells needed to measure the frame's noise from them
 FLOOR_PX = 0.08  # the least spread of a measured shift (unmodelled changes of the frame)
 FOOTPRINT_SLACK_MM = 0.5  # a pyramid's footprint is widened this much before a ray is said to miss it
 ROOM = 0.4  # a predicted shift may be off by this share of its size (camera place, scale)
+SCALES = (0.7, 1.1)  # a measured shift is this share of the predicted one, at most (the texture of a
+                     # changed top moves less than its rise says: 0.5-0.9 measured), fitted per shift
 # a pixel, then the taps of its gradients along x and y
 TAPS = np.array([[0.0, 0.0], [0.5, 0.0], [-0.5, 0.0], [0.0, 0.5], [0.0, -0.5]])
 Sampler = Callable[[FloatArray], FloatArray]  # an image's lightness at some frame pixels
@@ -73,13 +77,24 @@ class Shift:
 
     def log_likelihoods(self) -> FloatArray:
         """Returns the log-likelihood of the shift for every candidate (nats; 0 where not judged)."""
-        room = (ROOM * np.hypot(self.predicted[:, 0], self.predicted[:, 1])) ** 2 + FLOOR_PX ** 2
+        predicted = self.scaled()
+        room = (ROOM * np.hypot(predicted[:, 0], predicted[:, 1])) ** 2 + FLOOR_PX ** 2
         xx, xy, yy = self.covariance[0, 0] + room, self.covariance[0, 1], self.covariance[1, 1] + room
-        miss_x, miss_y = self.delta[0] - self.predicted[:, 0], self.delta[1] - self.predicted[:, 1]
+        miss_x, miss_y = self.delta[0] - predicted[:, 0], self.delta[1] - predicted[:, 1]
         det = xx * yy - xy * xy
         distance = (miss_x * miss_x * yy - 2.0 * miss_x * miss_y * xy + miss_y * miss_y * xx) / det
         found = -0.5 * (TAILS + 2) * np.log1p(distance / TAILS) - 0.5 * np.log(det)
         return np.asarray(np.where(np.isnan(found), 0.0, found), np.float64)
+
+    def scaled(self) -> FloatArray:
+        """Returns each candidate's predicted shift scaled to fit the measured one best (within
+        SCALES, by the measurement's covariance; a zero prediction stays zero)."""
+        inverse = np.linalg.inv(self.covariance)
+        along = self.predicted @ inverse @ self.delta
+        size = np.einsum("ij,jk,ik->i", self.predicted, inverse, self.predicted)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = np.where(size > 0.0, np.clip(along / size, *SCALES), 1.0)
+        return np.asarray(self.predicted * scale[:, None], np.float64)
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,7 +39,7 @@ from vision.observe.shadows import (
     overlapping,
 )
 from vision.observe.stack_colours import FloatArray, IntArray
-from vision.observe.stacks import HALF
+from vision.observe.stacks import HALF, pixels_per_mm
 from vision.pose import CameraPlace
 
 Kept = TypeVar("Kept")
@@ -52,6 +52,7 @@ SHADOW_STEP_MM = 2.0  # mat samples for the shadows' change are this far apart
 LEAN_MM = 40.0  # how far a stack may lean over the mat round its square, seen from the camera
 MARGIN_CLEAR_MM = 8.0  # ... and this far from the mat's edge and from a marker's ink and paper
 RIM_CLEAR_MM = 0.5  # a top is tracked this far (mat mm) from where a candidate's rise jumps (a rim) ...
+RIM_CLEAR_PX = 1.0  # ... and at least this far in frame pixels (the blur and the tracker's taps spread an edge)
 RIM_STEP_MM = 1.5  # ... by more than this
 
 
@@ -224,20 +225,21 @@ def tracking(scene: Scene, square: str, layers: Stack, view: TopView,
 
 def inside_faces(scene: Scene, square: str, options: Sequence[Stack | None], points: FloatArray,
                  blocks: FloatArray, apex: float) -> NDArray[np.bool_]:
-    """Tells which mat points see a face at least RIM_CLEAR_MM from a rim (a piece's base edge
-    on the one below), where the rise of some candidate (None: not judged) jumps: there texture
-    appears, vanishes or tears as a piece comes or goes, which the rise model does not
+    """Tells which mat points see a face clear of a rim (a piece's base edge on the one below:
+    RIM_CLEAR_MM, RIM_CLEAR_PX), where the rise of some candidate (None: not judged) jumps: there
+    texture appears, vanishes or tears as a piece comes or goes, which the rise model does not
     describe."""
     camera = scene.place.centre
+    clear = max(RIM_CLEAR_MM, RIM_CLEAR_PX / pixels_per_mm(scene, square))
     rise = [[rises(scene, square, option, spots, surface(blocks, spots, camera), apex)
-             for option in options if option is not None] for spots in _around(points)]
+             for option in options if option is not None] for spots in _around(points, clear)]
     steps = np.abs(np.array(rise[1:]) - np.array(rise[0])[None]) if rise[0] else np.zeros((1, 1, len(points)))
     return np.asarray(steps.max(axis=(0, 1)) < RIM_STEP_MM, np.bool_)
 
 
-def _around(points: FloatArray) -> list[FloatArray]:
-    """Returns some mat points, then them moved RIM_CLEAR_MM each way along x and along y."""
-    moves = RIM_CLEAR_MM * np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+def _around(points: FloatArray, clear: float) -> list[FloatArray]:
+    """Returns some mat points, then them moved some mm each way along x and along y."""
+    moves = clear * np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
     return [points, *(points + move for move in moves)]
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.observe.heights import (
-    MOST_PX, STILL_SPREAD, Picture, Shift, calibrated, heights_at, passes_over, predict, seen_at, shift_of, template,
+    MOST_PX, SCALES, STILL_SPREAD, Picture, Shift, calibrated, heights_at, passes_over, predict, seen_at, shift_of, template,
     track,
 )
 from vision.observe.stacks import block, cast
@@ -86,6 +86,17 @@ def test_the_likelihood_prefers_the_candidate_that_predicts_the_shift() -> None:
     shift = shift_of(found, [np.zeros(2), np.array([0.6, 0.0]), np.array([-0.6, 0.0]), None])
     scores = [shift.log_likelihood(index) for index in range(4)]
     assert scores[1] > scores[0] > scores[2] and scores[3] == 0.0
+
+
+def test_a_prediction_is_scaled_to_the_shift_within_bounds_and_no_shift_stays_none() -> None:
+    predicted = np.array([[0.0, 0.0], [1.0, 0.0], [-1.0, 0.0], [0.5, 0.0], [np.nan, np.nan]])
+    shift = Shift(np.array([0.8, 0.1]), np.eye(2) * 0.01, predicted)
+    scaled = shift.scaled()
+    assert scaled[0] == pytest.approx([0.0, 0.0]) and scaled[1] == pytest.approx([0.8, 0.0])
+    assert scaled[2] == pytest.approx([-SCALES[0], 0.0]) and scaled[3] == pytest.approx([0.5 * SCALES[1], 0.0])
+    assert np.isnan(scaled[4]).all()
+    scores = shift.log_likelihoods()
+    assert scores[1] > scores[3] > scores[0] > scores[2] and scores[4] == 0.0
 
 
 def test_the_frame_noise_scales_every_cell_up_never_down() -> None:

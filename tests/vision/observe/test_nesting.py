@@ -18,17 +18,20 @@ LARGE = ((GREEN, "L"),)
 SMALL_ON_LARGE = LARGE + ((-1, "S"),)
 
 
-def overhead(square: str) -> Scene:
-    """Returns a scene whose camera stands 500 mm straight above a Blockade square."""
+def overhead(square: str, resolution: float) -> Scene:
+    """Returns a scene whose camera stands 500 mm straight above a Blockade square, its frame
+    some pixels per mm of the mat."""
     kit = kit_named("default")
     mat = kit.mat("blockade", None)
     x, y = mat.cell_centre(ord(square[0]) - ord("a"), int(square[1:]) - 1)
-    return cast(Scene, SimpleNamespace(kit=kit, mat=mat, place=SimpleNamespace(centre=(x, y, 500.0))))
+    view = SimpleNamespace(to_image=lambda points: np.asarray(points) * resolution)
+    return cast(Scene, SimpleNamespace(kit=kit, mat=mat, view=view, place=SimpleNamespace(centre=(x, y, 500.0)),
+                                       cell_centre=lambda _: (x, y)))
 
 
-def kept_at(offsets: list[float], options: list[Any]) -> list[bool]:
+def kept_at(offsets: list[float], options: list[Any], resolution: float = 4.0) -> list[bool]:
     """Tells which mat points, some mm along x from the square's centre, are tracked."""
-    scene = overhead("c3")
+    scene = overhead("c3", resolution)
     x, y = scene.place.centre[:2]
     points = np.array([[x + offset, y] for offset in offsets])
     blocks = stack_blocks(scene, "c3", LARGE)
@@ -37,6 +40,11 @@ def kept_at(offsets: list[float], options: list[Any]) -> list[bool]:
 
 def test_the_rim_a_small_would_have_on_the_large_is_not_tracked_and_its_faces_are() -> None:
     assert kept_at([3.0, 7.0, 10.0], [LARGE, SMALL_ON_LARGE]) == [True, False, True]
+
+
+def test_a_coarse_frame_keeps_tracking_further_from_a_rim() -> None:
+    assert kept_at([5.5, 8.5], [LARGE, SMALL_ON_LARGE]) == [True, True]
+    assert kept_at([5.5, 8.5], [LARGE, SMALL_ON_LARGE], resolution=0.5) == [False, False]
 
 
 def test_with_no_piece_that_may_come_every_face_point_is_tracked() -> None:
