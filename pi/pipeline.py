@@ -38,7 +38,7 @@ from vision.observe.context import ObserveError, Scene, prepare
 from vision.pose import CameraPlace, PoseError, locate_camera
 
 GATE_PX_PER_MM = 0.5
-GATE_MARGIN_MM = 80.0  # past the furthest a tall edge piece leans or shadows under a low, tilted camera
+GATE_MARGIN_MM = 140.0  # past the furthest a tall edge piece leans (8 cubes under the lowest, most tilted camera)
 OBSERVER_MODULES = {"block-arena": "block_arena", "block-pt": "block_pt", "tuned": "tuned",
                     "blockade": "blockade", "block-block": "block_block"}
 END_MOVES = {"blockade": "end"}
@@ -122,6 +122,7 @@ class Pipeline:
         self._clear_trouble()
         self.last_frame, self.view = frame, fix.view
         region = fix.view.rectify(frame.image, GATE_PX_PER_MM, GATE_MARGIN_MM)
+        self.gate.beyond = GATE_MARGIN_MM / (fix.view.mat.side_mm + 2 * GATE_MARGIN_MM)
         self.gate.update(region, frame.t_ms)
         self._watch_lifts(frame, fix)
         event = self.gate.event

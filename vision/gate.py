@@ -8,7 +8,10 @@ still scene was not, or is very large, is a hand or an arm: COVERED. A narrower 
 a piece taken from beside the board or a piece's lean or shadow (the region should reach far
 enough past the grid that pieces on it cannot cross its edge); under a warm light the mat and
 the table may look like skin, so colours the still scene already had around there say nothing.
-Any other motion, and the first frames after it, is MOVING. After
+Once nothing moves, a change that lies wholly in the band beyond the board (`beyond`, set by the
+caller from the board's size and the region's margin) hides no square, so it does not count as
+covering: a piece taken from a reserve beside the board, or one nudged there, leaves such a
+change. Any other motion, and the first frames after it, is MOVING. After
 `still_frames` frames without motion the scene is STILL, and on that frame the gate emits a
 StillEvent: the moment to take an observation. A change of light (a change spread over the whole
 image that one smooth gain explains) is not motion: the gate re-references and carries on.
@@ -159,6 +162,7 @@ class SceneGate:
         self._quiet = 0
         self._since_motion = 0
         self._pending = True
+        self.beyond = 0.0  # the fraction of each side of the region that lies beyond the board
 
     def update(self, frame: Image, t_ms: float) -> GateState:
         """Returns the scene's state after this frame; sets `event` when it just became still."""
@@ -272,9 +276,16 @@ class SceneGate:
             reaching = label in arms and area >= least
             skinny = (label in entering and skin_new is not None and area >= self.settings.min_blob_px
                       and float(skin_new[labels == label].mean()) >= self.settings.skin_fraction)
-            if big or reaching or skinny:
+            if (big or reaching or skinny) and not (self._since_motion and self._off_board(stats[label])):
                 return True
         return False
+
+    def _off_board(self, box: NDArray[np.int32]) -> bool:
+        """Tells whether a changed region's box (x, y, w, h) lies wholly in the band beyond the board."""
+        width, height = self.settings.size
+        band_x, band_y = self.beyond * width, self.beyond * height
+        x, y, w, h = (int(value) for value in box[:4])
+        return (x + w <= band_x or x >= width - band_x or y + h <= band_y or y >= height - band_y)
 
     def _rim(self, outside: Mask) -> Mask:
         """Returns the pixels in view where things from beyond the view come in: the border, the fill's edge."""

@@ -209,3 +209,23 @@ def test_bad_input_is_refused_and_changes_nothing() -> None:
 def test_settings_out_of_range_are_refused(settings: dict[str, object]) -> None:
     with pytest.raises(GateError, match=next(iter(settings))):
         GateSettings(**settings)  # type: ignore[arg-type]
+
+
+def reserve_taken() -> tuple[np.ndarray, np.ndarray]:
+    """Returns a board with a row of reserve pieces along its bottom edge, beyond the board, and
+    the same board once a hand took them."""
+    full = START.copy()
+    full[-14:, 60:300] = (40, 40, 40)
+    return full, START
+
+
+@pytest.mark.parametrize("beyond, expected", [(0.1, [C, C, C, M, M, S, S]), (0.0, [C, C, C, C, C, C, C])],
+                         ids=["band-known", "band-unknown"])
+def test_a_still_change_wholly_beyond_the_board_covers_nothing(beyond: float, expected: list[GateState]) -> None:
+    full, taken = reserve_taken()
+    gate = SceneGate()
+    gate.beyond = beyond
+    settled(gate, full)
+    frames = [with_hand(full, 80, row=300), with_hand(taken, 60, row=300)] + [taken] * 5
+    states, _ = run(gate, frames)
+    assert states == expected
