@@ -13,13 +13,14 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from tools.blender.looks import LOOKS, SPECS
 from tools.blender.render import BlenderRenderer, Quality
-from tools.make_fixtures import TIMING, Spec, moves_for
+from tools.make_fixtures import JPEG_QUALITY, TIMING, Spec, moves_for
 from vision.render import RenderError
 from vision.render.record import script_for, write_recording
 
@@ -40,6 +41,7 @@ def check_in_view(renderer: BlenderRenderer) -> None:
 def record(spec: Spec, out: Path, quality: Quality) -> dict[str, object]:
     """Renders one fixture into out/NAME; returns its summary with render times."""
     camera, light = LOOKS[spec.preset]
+    camera = replace(camera, jpeg_quality=min(camera.jpeg_quality, JPEG_QUALITY))  # small fixtures
     script = script_for(spec.game, spec.variant, moves_for(spec))
     renderer = BlenderRenderer(spec.game, spec.variant, camera, light, seed=spec.seed, quality=quality)
     check_in_view(renderer)
