@@ -37,7 +37,7 @@ from vision.observation import Observation
 from vision.observe.context import ObserveError, Scene, prepare
 from vision.pose import CameraPlace, PoseError, locate_camera
 
-GATE_PX_PER_MM = 0.5
+GATE_PX_PER_MM = 0.4  # with the 140 mm margin, about as many pixels as 0.5 gave with 80 mm
 GATE_MARGIN_MM = 140.0  # past the furthest a tall edge piece leans (8 cubes under the lowest, most tilted camera)
 OBSERVER_MODULES = {"block-arena": "block_arena", "block-pt": "block_pt", "tuned": "tuned",
                     "blockade": "blockade", "block-block": "block_block"}
