@@ -22,7 +22,7 @@ from vision.observe.block_block_rays import (
     BoolArray, FloatArray, Hits, IntArray, Rays, first_hits, near_edge, pair_heights,
 )
 
-CHANGE_NATS, REMOVAL_NATS = 2.0, 15.0  # prior cost of a column growing; shrinking or recoloured
+CHANGE_NATS, REMOVAL_NATS = 1.0, 15.0  # prior cost per column grown (a move pays it per cell); shrunk or recoloured
 MAX_ROUNDS = 12  # rounds of taking gains
 
 
