@@ -30,11 +30,7 @@ VIEW_MARGIN_PX = 4
 def check_in_view(renderer: BlenderRenderer) -> None:
     """Raises RenderError unless every marker of the mat lies inside the frame."""
     corners = np.vstack(list(renderer.kit.marker_corners(renderer.setting.mat).values()))
-    pixels = renderer.camera.project(corners)
-    width, height = renderer.camera.size
-    inside = (pixels >= VIEW_MARGIN_PX).all() and (pixels[:, 0] < width - VIEW_MARGIN_PX).all() \
-        and (pixels[:, 1] < height - VIEW_MARGIN_PX).all()
-    if not inside:
+    if not renderer.camera.sees(corners, VIEW_MARGIN_PX):
         raise RenderError(f"the {renderer.setting.game} mat's markers leave the frame of this look")
 
 

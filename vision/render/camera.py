@@ -134,6 +134,13 @@ class Camera:
         pixels, _ = cv2.projectPoints(as_points3d(points), rvec, self.translation, self.matrix, self.dist_coeffs)
         return np.asarray(pixels, np.float64).reshape(-1, 2)
 
+    def sees(self, points: Any, margin_px: float = 4.0) -> bool:
+        """Tells whether every board point projects inside the frame, margin_px from its edges."""
+        pixels = self.project(points)
+        width, height = self.size
+        return bool((pixels >= margin_px).all() and (pixels[:, 0] < width - margin_px).all()
+                    and (pixels[:, 1] < height - margin_px).all())
+
     def project_ideal(self, points: Any) -> FloatArray:
         """Returns the undistorted pixels of board points."""
         return apply_matrix(self.matrix, self.to_camera(points))
