@@ -349,10 +349,11 @@ class BoardTracker:
             undistort = self.calibration.undistort_points
             seen = {key: undistort(value, size) for key, value in markers.items()}
         guess = prior.homography if prior is not None and prior.mat == mat else None
-        fit = fit_homography(self.kit.marker_corners(mat), seen, guess)
+        board = self.kit.marker_corners(mat)
+        fit = fit_homography(board, seen, guess)
         if fit is None or fit.rms_px > self.tolerance_px:
             return None
-        mine = {key: value for key, value in markers.items() if key in self.kit.marker_corners(mat)}
+        mine = {key: value for key, value in markers.items() if key in board}
         return BoardView(self.kit, mat, fit.homography, size, self.calibration, fit.used, mine)
 
     def _acquire(self, image: Image, size: Size) -> BoardFix:
