@@ -67,8 +67,7 @@ def seeing_renderer(game: str, variant: str | None, seed: int) -> tuple[Renderer
             renderer = Renderer(game, variant, camera.checked(), light.checked(), seed=seed)
         except RenderError:
             continue
-        corners = np.vstack(list(renderer.kit.marker_corners(renderer.setting.mat).values()))
-        if renderer.camera.sees(corners):
+        if renderer.sees_every_marker():
             return renderer, camera, light
     raise RenderError(f"no random look in {TRIES} sees every marker of the {game} mat")
 

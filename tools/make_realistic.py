@@ -13,14 +13,11 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from dataclasses import replace
 from pathlib import Path
-
-import numpy as np
 
 from tools.blender.looks import LOOKS, SPECS
 from tools.blender.render import BlenderRenderer, Quality
-from tools.make_fixtures import JPEG_QUALITY, TIMING, Spec, moves_for
+from tools.make_fixtures import TIMING, Spec, capped, moves_for
 from vision.render import RenderError
 from vision.render.record import script_for, write_recording
 
@@ -29,15 +26,14 @@ VIEW_MARGIN_PX = 4
 
 def check_in_view(renderer: BlenderRenderer) -> None:
     """Raises RenderError unless every marker of the mat lies inside the frame."""
-    corners = np.vstack(list(renderer.kit.marker_corners(renderer.setting.mat).values()))
-    if not renderer.camera.sees(corners, VIEW_MARGIN_PX):
+    if not renderer.sees_every_marker(VIEW_MARGIN_PX):
         raise RenderError(f"the {renderer.setting.game} mat's markers leave the frame of this look")
 
 
 def record(spec: Spec, out: Path, quality: Quality) -> dict[str, object]:
     """Renders one fixture into out/NAME; returns its summary with render times."""
     camera, light = LOOKS[spec.preset]
-    camera = replace(camera, jpeg_quality=min(camera.jpeg_quality, JPEG_QUALITY))  # small fixtures
+    camera = capped(camera)
     script = script_for(spec.game, spec.variant, moves_for(spec))
     renderer = BlenderRenderer(spec.game, spec.variant, camera, light, seed=spec.seed, quality=quality)
     check_in_view(renderer)

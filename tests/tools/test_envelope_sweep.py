@@ -29,8 +29,7 @@ def test_random_looks_lie_inside_the_envelope_save_a_lens_that_folds() -> None:
 @pytest.mark.parametrize("game, variant", [("block-arena", "9x9"), ("tuned", None), ("blockade", None)])
 def test_the_chosen_look_sees_every_marker_and_is_seeded(game: str, variant: str | None) -> None:
     renderer, camera, light = seeing_renderer(game, variant, 3)
-    corners = np.vstack(list(renderer.kit.marker_corners(renderer.setting.mat).values()))
-    assert renderer.camera.sees(corners)
+    assert renderer.sees_every_marker()
     assert seeing_renderer(game, variant, 3)[1:] == (camera, light)
 
 

@@ -201,6 +201,11 @@ class Renderer:
         self._mat: Image | None = None
         self._still: tuple[str, Image] | None = None
 
+    def sees_every_marker(self, margin_px: float = 4.0) -> bool:
+        """Tells whether the camera sees every marker of the mat whole, margin_px inside the frame."""
+        corners = np.vstack(list(self.kit.marker_corners(self.setting.mat).values()))
+        return self.camera.sees(corners, margin_px)
+
     @property
     def canvas(self) -> Canvas:
         """Returns the canvas the scene is drawn on."""
