@@ -17,6 +17,7 @@ from typing import Any
 from rules import get_game
 from tools.policy import play, whole_game
 from vision.infer import visible_moves
+from vision.render.camera import CameraSpec
 from vision.render.record import Timing, preset, record_game
 
 TIMING = Timing(fps=10.0, lead=2, still=3, approach=2, leave=2, pause=1)
@@ -78,13 +79,17 @@ def moves_for(spec: Spec) -> list[str]:
                 spec.plies)
 
 
+def capped(camera: CameraSpec) -> CameraSpec:
+    """Returns the camera with its JPEG quality capped at JPEG_QUALITY (small fixtures)."""
+    return replace(camera, jpeg_quality=min(camera.jpeg_quality, JPEG_QUALITY))
+
+
 def write_fixture(spec: Spec, out: Path) -> dict[str, Any]:
     """Writes one fixture as out/NAME (replacing any there) and returns its summary."""
     target = out / spec.name
     shutil.rmtree(target, ignore_errors=True)
     camera, light = preset(spec.preset)
-    camera = replace(camera, jpeg_quality=min(camera.jpeg_quality, JPEG_QUALITY))
-    return record_game(spec.game, spec.variant, moves_for(spec), target, camera=camera,
+    return record_game(spec.game, spec.variant, moves_for(spec), target, camera=capped(camera),
                        light=light, seed=spec.seed, size=SIZE, timing=TIMING)
 
 
