@@ -4,8 +4,9 @@
 state and of every legal move's result (vision/expect.py) and returns a Reading:
 
 - `none`: nothing clearly changed (no cell's reading contradicts its expected label by
-  `cell_margin` nats) and no legal move fits the faint leanings either. Moves that change nothing the camera sees (Blockade's rolls and `end`,
-  a pass) are never read from the camera: they come from events; `invisible_moves` lists them.
+  `cell_margin` nats) and no legal move fits the faint leanings either. Moves that change
+  nothing the camera sees (Blockade's rolls and `end`, a pass) are never read from the camera:
+  they come from events; `invisible_moves` lists them.
 - `move`: one explanation fits (no changed cell left contradicted, no explained cell
   contradicted) and beats every explanation that looks different by `margin` nats.
 - `ambiguous`: several explanations are within the margin (`same_view=False`), or several lead to
