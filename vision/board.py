@@ -370,7 +370,13 @@ class BoardTracker:
             return self._fix(BoardState.SEARCHING, f"found markers {found or 'none'} of the "
                              f"{mat.label} mat; need 2 that fit together to place the board")
         self._view = view
-        return self._report(view.used, "board found")
+        return self._report(self._confirmed(image, view), "board found")
+
+    def _confirmed(self, image: Image, view: BoardView) -> tuple[int, ...]:
+        """Returns the markers the fit used plus those the detector missed but that match where
+        the fit puts them (its threaded search occasionally drops one)."""
+        seen, _ = self._recheck(image, view)
+        return tuple(sorted(set(view.used) | set(seen)))
 
     def _recheck(self, image: Image, view: BoardView) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Returns the markers matched where the fix expects them, and those matched nearby."""

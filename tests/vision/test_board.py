@@ -105,6 +105,17 @@ def test_one_hidden_marker_still_places_the_board() -> None:
         assert grid_error(fix.view, camera, mat) < 2.0
 
 
+def test_a_marker_the_detector_drops_on_the_first_frame_is_confirmed_where_the_fit_puts_it() -> None:
+    mat = KIT.mat("tuned")
+    camera = synth.random_camera(np.random.default_rng(8), KIT, mat, (1280, 960))
+    tracker = BoardTracker(KIT, mat)
+    detect = tracker._detector.detect
+    tracker._detector.detect = lambda frame: {k: v for k, v in detect(frame).items() if k != 3}  # type: ignore[method-assign]
+    fix = tracker.update(frame_of(camera, mat, 8))
+    assert 3 not in fix.view.used  # type: ignore[union-attr]
+    assert fix.state is BoardState.LOCKED and 3 in fix.seen
+
+
 def test_two_markers_alone_give_a_rough_fix() -> None:
     mat = KIT.mat("block-pt")
     camera = synth.look_down(600, 8, 0, 20, (144, 144), 60, (1280, 960))
