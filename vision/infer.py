@@ -22,10 +22,12 @@ Scoring: a hypothesis's log-likelihood is the sum over cells of log(max(p(expect
 epsilon)). Only cells whose label differs from the current view matter, so each hypothesis is
 scored by its difference from the no-change hypothesis, and each (cell, label) term is computed
 once. Only moves that leave or reach a cell still unexplained are tried. Blockade players move
-several pieces in a turn: when no single move fits, sequences of up to 3 piece moves are tried,
-extending only partial sequences that explained changed cells without spoiling any (the `beam`
-explaining most, then scoring best); among sequences that look the same the shortest are kept,
-so one piece moved twice between two still frames reads as one move.
+several pieces in a turn, and in every game a move may go unread (a question nobody answered, a
+hand that never left); so when no single move fits, sequences are tried (up to 3 piece moves in
+Blockade, 2 moves elsewhere), extending only partial sequences that explained changed cells
+without spoiling any (the `beam` explaining most, then scoring best); among sequences that look
+the same the shortest are kept, so one piece moved twice between two still frames reads as one
+move.
 Pure: no OpenCV, no I/O.
 """
 
@@ -42,7 +44,8 @@ from vision.observation import Observation
 Kind = Literal["none", "move", "ambiguous", "illegal"]
 Diff = tuple[tuple[str, str], ...]
 
-SEQUENCE_LENGTHS: dict[str, int] = {"blockade": 3}  # piece moves per observation; others 1
+SEQUENCE_LENGTHS: dict[str, int] = {"blockade": 3}  # piece moves per observation
+CATCH_UP = 2  # other games: one move, or a move left unread (unanswered, missed) and the next
 MAX_SEQUENCE = 3
 
 
@@ -57,7 +60,7 @@ class Settings:
     margin: float = 3.0  # a move must beat every different-looking explanation by this
     cell_margin: float = 2.0  # a cell contradicts a label when its reading favours another by this
     epsilon: float = 1e-4  # the floor of a label's probability
-    max_moves: int | None = None  # moves per observation; None: SEQUENCE_LENGTHS, else 1
+    max_moves: int | None = None  # moves per observation; None: SEQUENCE_LENGTHS, else CATCH_UP
     beam: int = 4  # partial sequences kept per depth
 
     def __post_init__(self) -> None:
@@ -75,7 +78,7 @@ class Settings:
 
     def sequence_length(self, game: str) -> int:
         """Returns how many moves one observation may hold for a game."""
-        return self.max_moves or SEQUENCE_LENGTHS.get(game, 1)
+        return self.max_moves or SEQUENCE_LENGTHS.get(game, CATCH_UP)
 
 
 @dataclass(frozen=True, slots=True)
