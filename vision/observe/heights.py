@@ -210,10 +210,16 @@ def surface(blocks: FloatArray, points: FloatArray, camera: tuple[float, float, 
 def heights_at(blocks: FloatArray, spots: FloatArray) -> FloatArray:
     """Returns the height of some pyramids' surface straight above each board point (x, y; 0
     where none stands)."""
+    return np.asarray(block_heights(blocks, spots).max(axis=1, initial=0.0), np.float64)
+
+
+def block_heights(blocks: FloatArray, spots: FloatArray) -> FloatArray:
+    """Returns the height of each pyramid's surface straight above each board point (P x G; 0
+    where it does not stand)."""
     off = np.maximum(np.abs(spots[:, None, 0] - blocks[None, :, X]), np.abs(spots[:, None, 1] - blocks[None, :, Y]))
     level = blocks[None, :, Z0] + blocks[None, :, HEIGHT] * (1.0 - off / blocks[None, :, HALF])
     inside = off <= blocks[None, :, HALF]
-    return np.asarray(np.where(inside, level, 0.0).max(axis=1, initial=0.0), np.float64)
+    return np.asarray(np.where(inside, level, 0.0), np.float64)
 
 
 def seen_at(points: FloatArray, heights: FloatArray, camera: tuple[float, float, float]) -> FloatArray:

@@ -28,8 +28,8 @@ from vision.kit import Kit, Mat
 from vision.observe.context import Scene
 from vision.observe.pyramid_place import refined_place
 from vision.observe.heights import (
-    Picture, Shift, Template, TopView, calibrated, heights_at, parallax, passes_over, pixels_of, predict, seen_at,
-    shift_of, surface, template, top_points, top_view, track,
+    Picture, Shift, Template, TopView, block_heights, calibrated, parallax, passes_over, pixels_of, predict,
+    seen_at, shift_of, surface, template, top_points, top_view, track,
 )
 from vision.observe.pyramids import (
     CLEAR, Stack, apex_of, candidates, near, same_look, stack_blocks, stacks_of,
@@ -217,8 +217,9 @@ def tracking(scene: Scene, square: str, layers: Stack, view: TopView,
         points = points[inside_faces(scene, square, options, points, blocks, apex)]
         heights = surface(blocks, points, scene.place.centre)
         rate = parallax(scene, points, heights)
-        motions = [None if option is None else rises(scene, square, option, points, heights, apex)[:, None] * rate
-                   for option in options]
+        moving = iter(all_rises(scene, square, [option for option in options if option is not None],
+                                points, heights, apex))
+        motions = [None if option is None else next(moving)[:, None] * rate for option in options]
         bands.append(Tracking(pixels_of(scene, points), tuple(motions)))
     return tuple(bands)
 
@@ -231,8 +232,11 @@ def inside_faces(scene: Scene, square: str, options: Sequence[Stack | None], poi
     describe."""
     camera = scene.place.centre
     clear = max(RIM_CLEAR_MM, RIM_CLEAR_PX / pixels_per_mm(scene, square))
-    rise = [[rises(scene, square, option, spots, surface(blocks, spots, camera), apex)
-             for option in options if option is not None] for spots in _around(points, clear)]
+    judged = [option for option in options if option is not None]
+    rise = []
+    for spots in _around(points, clear):
+        seen = surface(blocks, spots, camera)
+        rise.append(list(all_rises(scene, square, judged, spots, seen, apex)))
     steps = np.abs(np.array(rise[1:]) - np.array(rise[0])[None]) if rise[0] else np.zeros((1, 1, len(points)))
     return np.asarray(steps.max(axis=(0, 1)) < RIM_STEP_MM, np.bool_)
 
@@ -250,15 +254,24 @@ def in_front(scene: Scene, view: TopView, square: str, layers: Stack) -> bool:
     return bool(passes_over(points, scene.place.centre, heights, grown(scene, {square: layers})).any())
 
 
-def rises(scene: Scene, square: str, layers: Stack, points: FloatArray, heights: FloatArray, apex: float) -> FloatArray:
-    """Returns how far a stack's surface stands above the surface seen (at the given heights, the
-    current apex at `apex`) on each mat point's ray, straight above the point seen (a pyramid's
-    faces then show the same texture, moved by the rise), kept between no rise and the rise of
-    its apex (a ray that now misses the stack does not move its texture by the whole drop)."""
-    blocks = stack_blocks(scene, square, layers)
-    top = apex_of(blocks) - apex
-    rise = heights_at(blocks, seen_at(points, heights, scene.place.centre)) - heights
-    return np.asarray(np.clip(rise, min(top, 0.0), max(top, 0.0)), np.float64)
+def all_rises(scene: Scene, square: str, options: Sequence[Stack], points: FloatArray, heights: FloatArray,
+              apex: float) -> list[FloatArray]:
+    """Returns, for each of some stacks on a square, how far its surface stands above the surface
+    seen (at the given heights, the current apex at `apex`) on each mat point's ray, straight
+    above the point seen (a pyramid's faces then show the same texture, moved by the rise), kept
+    between no rise and the rise of its apex (a ray that now misses the stack does not move its
+    texture by the whole drop); each pyramid's height over the points seen is worked out once."""
+    if not options:
+        return []
+    rows = [stack_blocks(scene, square, option) for option in options]
+    levels = block_heights(np.vstack(rows), seen_at(points, heights, scene.place.centre))
+    ends = np.cumsum([len(blocks) for blocks in rows])
+    found = []
+    for blocks, stop in zip(rows, ends):
+        top = apex_of(blocks) - apex
+        rise = levels[:, stop - len(blocks):stop].max(axis=1, initial=0.0) - heights
+        found.append(np.asarray(np.clip(rise, min(top, 0.0), max(top, 0.0)), np.float64))
+    return found
 
 
 def grown(scene: Scene, stacks: Mapping[str, Stack]) -> FloatArray:

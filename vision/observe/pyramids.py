@@ -5,7 +5,8 @@ piece of any mover's colour) and a size. A pyramid is a frustum narrowing to its
 those below as deep as a 1.5 mm wall lets it (vision.render.pieces.nest_base: the renderer's
 default set). A cell's candidate stacks come from its current stack: as it is, with its top one
 or two pieces gone, then with a new Medium, Small, or Medium and Small of any mover's colour on
-top, and a black cap on any stack that would complete a tower. A stack's label follows
+top, and a black cap on a stack one new piece completes to a tower (a black comes only with the
+piece that completes it). A stack's label follows
 vision/expect.py; its look is what colour alone tells of it (from the top, each run of one
 colour and the size where it ends): a red Small on a red Large looks like the Large alone.
 """
@@ -26,7 +27,7 @@ from vision.observe.stacks import HEIGHT, Z0, block
 from vision.render.pieces import nest_base
 
 NAMES = ("red", "yellow", "green", "blue", "black", "clear")
-COLOURS = Colours(NAMES, (0, 1, 2, 3), frozenset({"clear"}))
+COLOURS = Colours(NAMES, (0, 1, 2, 3), frozenset({"clear"}), frozenset({"black"}))
 MOVERS = range(4)  # the colours a piece that moves may have (indices in NAMES)
 BLACK, CLEAR = NAMES.index("black"), NAMES.index("clear")
 SIZES = {"L": "large", "M": "medium", "S": "small"}
@@ -91,13 +92,14 @@ def near(square: str, stacks: Mapping[str, Stack]) -> dict[str, Stack]:
 @lru_cache(maxsize=4096)
 def candidates(current: Stack) -> tuple[Stack, ...]:
     """Returns the stacks a square may show: the current one first, then with top pieces gone,
-    new pieces on top and black caps on completed towers, then the empty square."""
+    new pieces on top and black caps on towers one new piece completes, then the empty square."""
     found = [current]
     for removed in range(min(REMOVED, len(current) - 1) + 1):
         base = current[:len(current) - removed]
         for added in _additions(base[-1][1]):
             grown = base + added
-            found.extend([grown] + [grown + ((BLACK, size),) for size in "LMS" if _tower(grown)])
+            capped = _tower(grown) and not removed and len(added) == 1
+            found.extend([grown] + [grown + ((BLACK, size),) for size in "LMS" if capped])
     found.append(())
     return tuple(dict.fromkeys(found))
 

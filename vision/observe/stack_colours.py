@@ -7,7 +7,9 @@ KIT.md colour; until learnt it is shaded like the faces other colours have learn
 with a wider spread. Each frame, the cells the referee's current position explains teach their
 parts' colours (medians over the interior samples of each part, then over cells), and the
 samples' noise is measured from their spread. A translucent colour shows whatever lies behind
-it, so it is scored as the local mat seen through a tinted shell and never learnt. The mat
+it, so it is scored as the local mat seen through a tinted shell and never learnt. A glossy dark
+colour mirrors what stands round it (mostly the light mat) far above its own dark paint, so it is
+also scored as the local mat, darker by any amount and at no shadow's cost. The mat
 itself is a smooth light field fitted to the samples that show it, perhaps in shadow: a darker
 mat keeps its hue and costs a gentle, capped penalty.
 """
@@ -44,15 +46,18 @@ FIELD_SAMPLES = 40  # mat samples needed to fit the light falling across the mat
 FIELD_ROUNDS = 4  # fits of that light, each dropping the samples in shadow
 MIN_PIXELS = 5  # interior samples a cell needs to teach a part's colour
 SHADED_SHIFT = 50.0  # how far (Lab) a learnt face may lie from nominal: faces turned from the light are dark
+GLOSS_SIGMA = 8.0  # a glossy dark face's spread about the mat it mirrors (Lab, lightness free below)
 
 
 @dataclass(frozen=True, slots=True)
 class Colours:
-    """A game's piece colours (kit names), the faces its pieces show, and the translucent ones."""
+    """A game's piece colours (kit names), the faces its pieces show, the translucent ones and
+    the glossy dark ones (they mirror the mat round them)."""
 
     names: tuple[str, ...]
     faces: tuple[int, ...]
     translucent: frozenset[str] = frozenset()
+    glossy: frozenset[str] = frozenset()
 
 
 def part(colour: str, face: int) -> str:
@@ -153,13 +158,15 @@ def face_gains(seen: Faces, colours: Colours) -> FloatArray:
 class Palette:
     """The prototypes scored against: Lab (C x 5 x 3) and spread (C x 5) per colour and face,
     the samples' noise (Lab units per axis), which colours are translucent (their prototypes are
-    as seen over the nominal mat: the mat around shows through) and that mat's Lab."""
+    as seen over the nominal mat: the mat around shows through), that mat's Lab, and which
+    colours are glossy dark (they may also look like the mat round them, darker)."""
 
     labs: FloatArray
     sigmas: FloatArray
     noise: float
     clear: tuple[bool, ...]
     mat: FloatArray
+    glossy: tuple[bool, ...] = ()
 
 
 def palette(memory: ColourMemory, colours: Colours, noise: float) -> Palette:
@@ -174,7 +181,8 @@ def palette(memory: ColourMemory, colours: Colours, noise: float) -> Palette:
     sigmas = np.full((len(colours.names), len(FACES)), SIGMA_PRIOR)
     labs[:, faces] = np.where(kept[..., None], seen.labs, shaded)
     sigmas[:, faces] = np.where(seen.learnt, SIGMA_LEARNT, SIGMA_PRIOR)
-    return Palette(labs, sigmas, noise, clear, memory.nominal[MAT])
+    glossy = tuple(name in colours.glossy for name in colours.names)
+    return Palette(labs, sigmas, noise, clear, memory.nominal[MAT], glossy)
 
 
 def gaussian(distance: FloatArray, sigma: float, noise: float) -> FloatArray:
@@ -186,7 +194,8 @@ def gaussian(distance: FloatArray, sigma: float, noise: float) -> FloatArray:
 def likelihoods(lab: FloatArray, colours: Palette, faces: Sequence[int],
                 mat: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Returns each sample's log-likelihood under every colour's faces (P x C x 5; faces not
-    listed very unlikely) and under the mat, whose colour at each sample is given (P x 3)."""
+    listed very unlikely; a glossy colour's faces as their prototype or a darker mirror of the
+    mat, whichever is likelier) and under the mat, whose colour at each sample is given (P x 3)."""
     table = np.full((len(lab), len(colours.labs), len(FACES)), -CAP / 2)
     opaque = [(index, face) for index in range(len(colours.labs)) for face in faces if not colours.clear[index]]
     if opaque:
@@ -198,6 +207,11 @@ def likelihoods(lab: FloatArray, colours: Palette, faces: Sequence[int],
         for face in faces if colours.clear[index] else ():
             seen = mat + (colours.labs[index, face] - colours.mat)
             table[:, index, face] = mat_likelihood(lab, seen, colours.noise, colours.sigmas[index, face])
+    glossy = [index for index, shiny in enumerate(colours.glossy) if shiny]
+    if glossy:
+        mirrored = mat_likelihood(lab, mat, colours.noise, GLOSS_SIGMA, 0.0)
+        chosen = np.ix_(np.arange(len(lab)), np.array(glossy, np.int64), np.array(faces, np.int64))
+        table[chosen] = np.maximum(table[chosen], mirrored[:, None, None])
     return table, mat_likelihood(lab, mat, colours.noise)
 
 
@@ -210,13 +224,14 @@ def lab_distances(lab: FloatArray, prototypes: FloatArray) -> FloatArray:
     return np.asarray(np.sqrt(light * light + red * red + yellow * yellow), np.float64)
 
 
-def mat_likelihood(lab: FloatArray, mat: FloatArray, noise: float, sigma: float = SIGMA_LEARNT) -> FloatArray:
+def mat_likelihood(lab: FloatArray, mat: FloatArray, noise: float, sigma: float = SIGMA_LEARNT,
+                   most: float = SHADOW_COST) -> FloatArray:
     """Returns each sample's log-likelihood of showing the mat (P x 3 expected colours), perhaps
-    in shadow: darker keeps the mat's hue and costs a gentle penalty, at most SHADOW_COST."""
+    in shadow: darker keeps the mat's hue and costs a gentle penalty, at most `most`."""
     deficit = np.maximum(mat[:, 0] - lab[:, 0], 0.0)
     lifted = lab.copy()
     lifted[:, 0] += deficit
-    shadow = np.minimum(0.5 * (deficit / SHADOW_L) ** 2, SHADOW_COST)
+    shadow = np.minimum(0.5 * (deficit / SHADOW_L) ** 2, most)
     return gaussian(lab_distance(lifted, mat), sigma, noise) - shadow
 
 

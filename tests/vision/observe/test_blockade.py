@@ -18,16 +18,18 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pytest
 
 from rules.registry import get_game
-from tests.vision.observe.stack_scenes import CONFIDENT, KIT, Camera
+from tests.vision.observe.stack_scenes import CONFIDENT, KIT, LOCK_FRAMES, Camera
 from vision.expect import expected_view
 from vision.infer import read_change, visible_moves
-from vision.observation import Observation
+from vision.observation import EMPTY, Observation
 from vision.observe import blockade
-from vision.observe.context import ObserveError
+from vision.observe.context import ObserveError, prepare
 from vision.observe.pyramids import same_look
+from vision.pose import locate_camera
 from vision.render.record import PRESETS
 
 GAME = get_game("blockade")
@@ -150,6 +152,38 @@ def test_a_small_nested_on_a_small_is_read_and_the_move_with_it() -> None:
     assert seen.labels()["b1"] == "green-S/green-S/green-L" and seen.labels()["b2"] == "green-L"
     reading = read_change(GAME, state, seen)
     assert (reading.kind, reading.moves) == ("move", ("b2-b1",)), reading.message()
+
+
+TOWER = ["roll:b1g1", "b5-d4", "end", "roll:r3y5", "d2-e2", "c2-e2", "end", "roll:b3g1", "d5-c3", "c5-d3",
+         "end", "roll:r6y4", "a1-d2"]  # d2 then holds a yellow Large and Medium: e3's Small completes it
+
+
+def glossy(frame: np.ndarray, centre: np.ndarray, radius: float) -> np.ndarray:
+    """Returns a frame whose dark pixels within a radius of a point mirror the mat as a glossy
+    black does under lamps: the mat's colour, dimmed by each face's own shade."""
+    mat = np.median(frame.reshape(-1, 3)[frame.reshape(-1, 3).min(axis=1) > 150], axis=0)
+    rows, columns = np.mgrid[:frame.shape[0], :frame.shape[1]]
+    near = np.hypot(columns - centre[0], rows - centre[1]) < radius
+    dark = near & (frame.max(axis=2) < 70) & (np.ptp(frame, axis=2) < 20)  # black, not a dark blue
+    shade = 0.3 + frame.max(axis=2)[dark, None] / 120.0
+    shiny = frame.copy()
+    shiny[dark] = np.clip(mat[None, :] * shade, 0, 255).astype(np.uint8)
+    return shiny
+
+
+def test_a_glossy_black_capping_a_tower_is_read_as_black_not_as_an_empty_square() -> None:
+    camera = Camera("blockade", "neutral", 5)
+    state = GAME.play_all(TOWER)
+    after = GAME.apply(state, "e3-d2")
+    frame = camera.renderer.frame(GAME.board(after))
+    for _ in range(LOCK_FRAMES):
+        fix = camera.tracker.update(frame)
+    assert fix.view is not None, fix.message
+    centre = fix.view.to_image(np.array([camera.scene(after).cell_centre("d2")]))[0]
+    for shown in (frame, glossy(frame, centre, 20.0)):
+        scene = prepare(shown, fix.view, locate_camera(fix.view), KIT)
+        cell = blockade.observe(scene, GAME.board(state), blockade.new_memory(KIT)).cells["d2"]
+        assert cell.label == "black-L" and cell.confidence >= CONFIDENT and cell.probability(EMPTY) < 0.01
 
 
 def test_only_pieces_nested_on_their_colour_look_alike() -> None:

@@ -15,7 +15,8 @@ from vision.observation import EMPTY, is_label
 from vision.observe import blockade
 from vision.observe.colours import lab_distance
 from vision.observe.stack_colours import (
-    FACES, MAT, TOP, Colours, Lessons, lab_distances, lessons, mat_field, mat_likelihood, nominal_colours, teach,
+    FACES, MAT, TOP, Colours, Lessons, lab_distances, lessons, likelihoods, mat_field, mat_likelihood,
+    nominal_colours, palette, teach,
 )
 from vision.observe.stacks import (
     CURRENT_SHARE, Hits, StackMemory, block, cast, cast_kept, grouped_reading, stack_memory, visible_layers,
@@ -119,6 +120,20 @@ def test_a_shadow_costs_little_and_never_more_than_its_cap() -> None:
     assert mat_likelihood(np.array([[90.0, 30.0, 3.0]]), mat[:1], 2.0)[0] < -3.0
 
 
+def test_a_glossy_dark_colour_may_mirror_the_mat_and_beats_a_shadow_there() -> None:
+    colours = Colours(("red", "black"), (0, 1, 2, 3), frozenset(), frozenset({"black"}))
+    chosen = palette(stack_memory(KIT, "blockade", colours), colours, 2.0)
+    mat = np.tile([90.0, 0.0, 8.0], (3, 1))
+    lab = np.array([[40.0, 0.0, 8.0], [45.0, 50.0, 30.0], [40.0, 40.0, -30.0]])
+    table, ground = likelihoods(lab, chosen, (0, 1, 2, 3), mat)
+    black, red = table[:, 1, 0], table[:, 0, 0]
+    assert black[0] > ground[0] and black[0] == pytest.approx(0.0)  # a dark mirror of the mat
+    assert black[2] < -3.0 and red[0] < -3.0  # a strong hue is no mirror; red is not glossy
+    plain = Colours(("red", "black"), (0, 1, 2, 3))
+    matt, _ = likelihoods(lab, palette(stack_memory(KIT, "blockade", plain), plain, 2.0), (0, 1, 2, 3), mat)
+    assert matt[0, 1, 0] < ground[0]
+
+
 def test_a_memory_names_every_face_and_shades_clear_over_the_mat() -> None:
     colours = Colours(("red", "clear"), (0, 1, 2, 3), frozenset({"clear"}))
     nominal = nominal_colours(KIT, "blockade", colours)
@@ -152,7 +167,15 @@ def test_blockade_candidates_start_with_the_current_stack_and_end_empty() -> Non
     assert stacks[0] == current and stacks[-1] == ()
     assert ((0, "L"),) in stacks and ((0, "L"), (0, "S"), (-1, "S")) in stacks
     assert ((0, "L"), (-1, "M"), (-1, "S")) in stacks
-    assert ((0, "L"), (-1, "M"), (-1, "S"), (blockade.BLACK, "L")) in stacks
+    assert not any(colour == blockade.BLACK for stack in stacks for colour, _ in stack)
+
+
+def test_a_black_cap_comes_only_with_the_one_piece_that_completes_a_tower() -> None:
+    stacks = blockade.candidates(((0, "L"), (0, "M")))
+    assert ((0, "L"), (0, "M"), (-1, "S"), (blockade.BLACK, "L")) in stacks
+    capped = [stack for stack in stacks if stack and stack[-1][0] == blockade.BLACK]
+    assert {stack[:-1] for stack in capped} == {((0, "L"), (0, "M"), (-1, "S"))}
+    assert {stack[-1][1] for stack in capped} == {"L", "M", "S"}
 
 
 def test_every_painted_candidate_is_a_label_of_the_vocabulary() -> None:
