@@ -128,13 +128,17 @@ def grid_squares(size: int) -> tuple[str, ...]:
     return tuple(square_name(f, r) for f in range(size) for r in range(size))
 
 
-def _probability(value: object, what: str) -> float:
-    """Returns a probability in [0, 1], or raises ObservationError naming what it is."""
+def _probability(value: object, what: str, key: object = None) -> float:
+    """Returns a probability in [0, 1], or raises ObservationError naming what it is (what, or
+    the probability of key when key is given: the name is only spelt out on error)."""
+    if type(value) is float and 0.0 <= value <= 1.0:  # the usual case, checked quickly
+        return value
+    name = what if key is None else f"the probability of {key!r}"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ObservationError(f"{what} must be a number, not {value!r}")
+        raise ObservationError(f"{name} must be a number, not {value!r}")
     number = float(value)
     if not 0.0 <= number <= 1.0:
-        raise ObservationError(f"{what} must be between 0 and 1, not {value!r}")
+        raise ObservationError(f"{name} must be between 0 and 1, not {value!r}")
     return number
 
 
@@ -147,8 +151,7 @@ class CellSeen:
     probs: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        probs = {key: _probability(p, f"the probability of {key!r}") for key, p in
-                 dict(self.probs).items()} or {self.label: self.confidence}
+        probs = {key: _probability(p, "", key) for key, p in dict(self.probs).items()} or {self.label: self.confidence}
         confidence = _probability(self.confidence, "a confidence")
         if sum(probs.values()) > 1.0 + PROBABILITY_SLACK:
             raise ObservationError(f"probabilities sum to {sum(probs.values()):.3f}, over 1")

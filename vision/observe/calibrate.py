@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from types import MappingProxyType
 from typing import Hashable, Mapping
 
 import cv2
@@ -191,9 +192,10 @@ def quiet_cells(scene: Scene, context: Mapping[str, str]) -> list[str]:
     """Returns the empty cells with the fewest pieces around them (no piece's shadow or side on
     them): those whose eight neighbours are empty, else whose four are, else every empty cell."""
     size = scene.mat.cells
-    squares = scene.squares()  # file by file: index = file * size + rank
+    squares = tuple(cell_centres(scene.mat))  # file by file: index = file * size + rank
     empty = np.array([context.get(square, EMPTY) == EMPTY for square in squares]).reshape(size, size)
-    padded = np.pad(empty, 1, constant_values=True)
+    padded = np.ones((size + 2, size + 2), np.bool_)
+    padded[1:-1, 1:-1] = empty
     for steps in (KING_STEPS, ROOK_STEPS):
         calm = empty.copy()
         for df, dr in steps:
@@ -220,6 +222,22 @@ class LightPlan:
     basis: FloatArray
 
 
+@cache
+def quiet_grid() -> FloatArray:
+    """Returns the offsets (mm, N x 2) about a quiet cell's centre where the mat is read (read only)."""
+    offsets = np.linspace(-QUIET_HALF_MM, QUIET_HALF_MM, QUIET_STEPS)
+    grid = np.array([(x, y) for x in offsets for y in offsets])
+    grid.setflags(write=False)
+    return grid
+
+
+@cache
+def cell_centres(mat: Mat) -> Mapping[str, tuple[float, float]]:
+    """Returns every square's centre on a mat (mm), by name (worked out once per mat: read only)."""
+    return MappingProxyType({f"{chr(ord('a') + f)}{r + 1}": mat.cell_centre(f, r)
+                             for f in range(mat.cells) for r in range(mat.cells)})
+
+
 def light_plan(scene: Scene, quiet: tuple[str, ...], shift: Registration,
                kept: dict[Hashable, LightPlan] | None = None) -> LightPlan:
     """Returns where the mat is read on quiet cells: kept (with the last few) in kept, if given."""
@@ -227,9 +245,8 @@ def light_plan(scene: Scene, quiet: tuple[str, ...], shift: Registration,
            shift.along.tobytes(), quiet)
     if kept is not None and key in kept:
         return kept[key]
-    offsets = np.linspace(-QUIET_HALF_MM, QUIET_HALF_MM, QUIET_STEPS)
-    grid = np.array([(x, y) for x in offsets for y in offsets])
-    points = np.vstack([np.array(scene.cell_centre(square)) + grid for square in quiet])
+    centres = np.array([cell_centres(scene.mat)[square] for square in quiet])
+    points = (centres[:, None, :] + quiet_grid()[None]).reshape(-1, 2)
     ground = np.column_stack([shift.shift(points), np.zeros(len(points))])
     pixels = image_points(scene.view, scene.place, ground)
     plan = LightPlan(taps(scene.frame.shape[:2], pixels), light_basis(scene.view, points))

@@ -1,7 +1,8 @@
 """Rays against solids for the analysis-by-synthesis engine (vision.observe.synthesis): where a
 ray from a mat point to the camera leaves a box or an upright cylinder and by which face, which
-cells' rays may pass over a box at all, and how a cell's jittered casts and a variant's shapes
-settle the surface each ray shows.
+cells' rays may pass over a box at all (seen from one camera place or from several, as the
+place fit asks), and how a cell's jittered casts and a variant's shapes settle the surface each
+ray shows.
 """
 
 from __future__ import annotations
@@ -131,6 +132,18 @@ def passes_over(low: FloatArray, high: FloatArray, lo: Array32, hi: Array32,
     return np.asarray(inside[:, 0] & inside[:, 1], np.bool_)
 
 
+def passes_over_from(low: FloatArray, high: FloatArray, lo: Array32, hi: Array32,
+                     cameras: FloatArray) -> NDArray[np.bool_]:
+    """Returns passes_over for each of some camera centres (K x 3) at once (K x N): the same
+    sums, each camera's share an array element instead of a float."""
+    share = np.minimum(np.maximum(float(hi[2]), 0.0) / cameras[:, 2], 1.0)[:, None, None]
+    above = cameras[:, None, :2]
+    start = np.minimum(low[None], low[None] + share * (above - low[None]))
+    stop = np.maximum(high[None], high[None] + share * (above - high[None]))
+    inside = (start <= hi[:2]) & (stop >= lo[:2])
+    return np.asarray(inside[:, :, 0] & inside[:, :, 1], np.bool_)
+
+
 def spans(origins: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Returns the least and the greatest x and y (k x 2 each) of each cell's ground points (k x ... x 2)."""
     across = np.ascontiguousarray(origins.reshape(len(origins), -1, 2).transpose(0, 2, 1))
@@ -140,11 +153,66 @@ def spans(origins: FloatArray) -> tuple[FloatArray, FloatArray]:
 def directions_to(place: CameraPlace, origins: FloatArray) -> tuple[Array32, Array32]:
     """Returns the rays' 3D origins (z = 0) and their directions to the camera, as float32,
     components first (3 x ...) as box_exits takes them."""
+    origin3 = grounded(origins)
+    return origin3, direction_from(place, origin3)
+
+
+def grounded(origins: FloatArray) -> Array32:
+    """Returns ground points (... x 2) as 3D points at z = 0, float32, components first (3 x ...)."""
     ground = np.moveaxis(np.asarray(origins, np.float64), -1, 0)
-    origin3 = np.concatenate([ground, np.zeros((1,) + ground.shape[1:])]).astype(np.float32)
+    return np.concatenate([ground, np.zeros((1,) + ground.shape[1:])]).astype(np.float32)
+
+
+def direction_from(place: CameraPlace, origin3: Array32) -> Array32:
+    """Returns the directions to the camera of rays from 3D points (3 x ..., float32), no
+    component quite 0 across."""
     direction = np.asarray(place.centre, np.float32).reshape((3,) + (1,) * (origin3.ndim - 1)) - origin3
     direction[:2] = np.where(np.abs(direction[:2]) < 1e-6, 1e-6, direction[:2])
-    return origin3, direction
+    return direction
+
+
+def batch_rays(places: Sequence[CameraPlace], origins: FloatArray) -> tuple[Array32, Array32]:
+    """Returns the 3D origins and directions (3 x N each, components first) of rays with these
+    ground points (... x 2) to each of some camera places in turn."""
+    origin3 = grounded(origins).reshape(3, -1)
+    if len(places) == 1:
+        return origin3, direction_from(places[0], origin3)
+    cameras = np.array([place.centre for place in places], np.float32).T[:, :, None]  # 3 x K x 1
+    direction = (cameras - origin3[:, None, :]).reshape(3, -1)  # as direction_from, every place at once
+    direction[:2] = np.where(np.abs(direction[:2]) < 1e-6, 1e-6, direction[:2])
+    return np.tile(origin3, len(places)), direction
+
+
+def rays_over(rows: NDArray[np.int_], spread: tuple[FloatArray, FloatArray], box: tuple[Array32, Array32],
+              cameras: FloatArray, sizes: tuple[int, int],
+              coarse: tuple[NDArray[np.intp], tuple[FloatArray, FloatArray]] | None = None) -> NDArray[np.int_]:
+    """Returns the rays (flat indices: each camera's count rays in turn, per_cell to a cell; sizes:
+    count and per_cell) of those cells (rows; spread: every cell's ground bounds) whose rays to
+    each of some cameras (K x 3) may pass over a box. With coarse (each row's group and the
+    groups' bounds, see grouped_spans) the rows of groups none of whose rays may are dropped
+    first: a quick test that keeps every ray the box's padding lets meet a shape."""
+    low, high = spread
+    count, per_cell = sizes
+    if coarse is not None:
+        group, (group_low, group_high) = coarse
+        near = passes_over_from(group_low, group_high, box[0], box[1], cameras).any(axis=0)
+        rows = rows[near.take(group.take(rows))]
+    camera, kept = np.nonzero(passes_over_from(low[rows], high[rows], box[0], box[1], cameras))
+    first = camera * count + rows.take(kept) * per_cell
+    return np.asarray((first[:, None] + np.arange(per_cell)).ravel(), np.int_)
+
+
+def grouped_spans(groups: NDArray[np.int_], spread: tuple[FloatArray, FloatArray]
+                  ) -> tuple[NDArray[np.intp], tuple[FloatArray, FloatArray]]:
+    """Returns each row's group (rows sharing a value of groups; numbered from 0) and the least
+    and greatest x and y of each group's rows' bounds (spread)."""
+    _, group = np.unique(groups, return_inverse=True)
+    group = np.asarray(group, np.intp).reshape(-1)
+    low = np.full((int(group.max(initial=-1)) + 1, 2), np.inf)
+    high = np.full(low.shape, -np.inf)
+    np.minimum.at(low, group, spread[0])
+    np.maximum.at(high, group, spread[1])
+    return group, (low, high)
 
 
 def surface_code(part: int, face: FaceArray | int) -> NDArray[np.int_]:

@@ -8,6 +8,7 @@ median strays more than `max_shift` from nominal, is left as it is, so a wrong c
 being read, a hand's shadow) never drags a prototype. Distances (lightness weighted less than
 colour, since shading changes it most) turn into probabilities with `probabilities`, a softmax of
 negative costs in nats with an unlisted "something else" that takes the mass when nothing fits.
+The densities a shade is scored with (a bell, a blurred box) are here too.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from numpy.typing import NDArray
 from vision.observe.context import rgb_to_lab
 
 FloatArray = NDArray[np.float64]
+Array32 = NDArray[np.float32]
 LIGHTNESS_WEIGHT = 0.5
 PROBABILITY_ROOM = 1e-9
 
@@ -54,6 +56,42 @@ def probability_table(costs: FloatArray, other_cost: float = math.inf) -> FloatA
     weights = np.exp(best[None] - table)
     other = np.exp(best - other_cost) if math.isfinite(other_cost) else 0.0
     return np.asarray(weights * ((1.0 - PROBABILITY_ROOM) / (weights.sum(axis=0) + other))[None], np.float64)
+
+
+def smoothed(x: Array32) -> Array32:
+    """Returns the standard normal distribution function at x (a close tanh approximation),
+    worked out in x's own memory (x is lost)."""
+    inner = np.multiply(np.float32(0.044715), x)
+    inner *= x
+    inner += 1.0
+    x *= np.float32(0.7978846)
+    x *= inner
+    np.tanh(x, out=x)
+    x += 1.0
+    x *= 0.5
+    return x
+
+
+def blurred_box(k: Array32, low: float, high: float, spread: Array32) -> Array32:
+    """Returns the density at k of a shade uniform on [low, high], blurred by the noise."""
+    upper, lower = np.subtract(high, k, dtype=np.float32), np.subtract(low, k, dtype=np.float32)
+    upper /= spread
+    lower /= spread
+    density = smoothed(upper)
+    density -= smoothed(lower)
+    density /= high - low
+    return density
+
+
+def bell(x: Array32, centre: Array32 | np.float32, spread: Array32) -> Array32:
+    """Returns the normal density at x."""
+    z = np.subtract(x, centre, dtype=np.float32)
+    z /= spread
+    np.square(z, out=z)
+    z *= -0.5
+    np.exp(z, out=z)
+    z /= spread * np.float32(math.sqrt(2 * math.pi))
+    return z
 
 
 def probabilities(costs: Mapping[str, float], other_cost: float = math.inf) -> dict[str, float]:

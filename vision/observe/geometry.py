@@ -1,7 +1,7 @@
 """The ray geometry of the analysis-by-synthesis engine (vision.observe.synthesis) for one
 position and camera, and the distinct (ray, surface) pairs its predictions use, so that a frame
 scores each pair once: listed afresh, or, once some cells are predicted again (a move), only
-those cells' pairs sorted out again.
+those cells' pairs sorted out again; and each variant's cost on a cell, summed over its rays.
 """
 
 from __future__ import annotations
@@ -155,22 +155,29 @@ def fresh_pairs(geometry: Geometry, rows: NDArray[np.int_], surfaces: int) -> tu
     return fresh, rank, local
 
 
+def variant_costs(geometry: Geometry, costs: Array32, cells: NDArray[np.int_]) -> Array32:
+    """Returns every variant's summed ray cost on some cells (V x cells), a ray costing what the
+    cheaper of its two surfaces costs (costs: one per entry of the geometry's pairs); every
+    variant at once (each cell's rays summed along the last axis, as one variant's alone are)."""
+    whole = np.array_equal(cells, np.arange(geometry.primary_pair.shape[1]))
+    primary, secondary = geometry.primary_pair, geometry.secondary_pair
+    chosen = costs.take(primary if whole else primary[:, cells])
+    np.minimum(chosen, costs.take(secondary if whole else secondary[:, cells]), out=chosen)
+    return np.asarray(chosen.sum(axis=2), np.float32)
+
+
 @dataclass(frozen=True, slots=True)
 class PairPlan:
     """What scoring some (ray, surface code) pairs needs besides a frame, worked out once for
     them: how many pairs, which are known surfaces (None: all), and for those their rays, parts,
-    keys into a table of rays by parts, which show a top and which a side (and its face)."""
+    keys into a table of rays by parts, and faces (0: a top, else the way a side faces)."""
 
     count: int
     known: NDArray[np.intp] | None
     rays: NDArray[np.intp]
     part: NDArray[np.intp]
     keys: NDArray[np.intp]
-    tops: NDArray[np.intp]
-    sides: NDArray[np.intp]
-    top_part: NDArray[np.intp]
-    side_part: NDArray[np.intp]
-    side_face: NDArray[np.intp]
+    face: NDArray[np.intp]
     subsets: dict[bytes, tuple[NDArray[np.intp], PairPlan]] = field(default_factory=dict)
 
     def subset(self, parts: NDArray[np.bool_], rays: NDArray[np.integer[Any]],
@@ -192,11 +199,7 @@ def pair_plan(rays: NDArray[np.integer[Any]], codes: NDArray[np.integer[Any]], p
     chosen = np.asarray(rays if index is None else rays.take(index), np.intp)
     known_codes = codes if index is None else codes.take(index)
     part, face = code_parts(parts).take(known_codes), code_faces(parts).take(known_codes)
-    top = face == 0
-    side = np.flatnonzero(~top)
-    tops = np.flatnonzero(top)
-    return PairPlan(len(codes), index, chosen, part, chosen * parts + part, tops, side, part.take(tops),
-                    part.take(side), face.take(side))
+    return PairPlan(len(codes), index, chosen, part, chosen * parts + part, face)
 
 
 @cache

@@ -34,9 +34,9 @@ from vision.observe.calibrate import Registration, lens_places, light_on, regist
 from vision.observe.colours import ColourMemory, probability_table
 from vision.observe.context import ObserveError, Scene
 from vision.observe.casting import FACES, Array32, FloatArray, IntArray, within_reach
-from vision.observe.geometry import Geometry
+from vision.observe.geometry import Geometry, variant_costs
 from vision.observe.synthesis import (Frame, Model, Placed, SynthMemory, Synthesis, memory_for, prototypes_of,
-                                      Scorer, matte_costs, variant_costs)
+                                      Scorer, matte_costs)
 from vision.pose import CameraPlace
 
 Surfaces = tuple[IntArray, NDArray[np.bool_]]  # the surface each ray shows, whether every cast agrees
@@ -58,14 +58,24 @@ def place_rays(synthesis: Synthesis, context: Mapping[str, str]) -> tuple[FloatA
     """Returns fixed ground points around the context's pieces and the cell each lies in."""
     pitch = synthesis.scene.mat.pitch_mm
     ticks = np.arange(-PLACE_REACH * pitch, PLACE_REACH * pitch + 1e-9, PLACE_SPACING_MM)
-    patch = np.array([(x, y) for x in ticks for y in ticks])
+    patch = np.stack(np.meshgrid(ticks, ticks, indexing="ij"), axis=-1).reshape(-1, 2)
     centres = [synthesis.centres[synthesis.index[square]] for square, label in context.items() if label != EMPTY]
     if not centres:
         return np.zeros((0, 2)), np.zeros(0, np.int_)
-    points = np.unique(np.round(np.vstack([centre + patch for centre in centres]), 3), axis=0)
+    points = unique_rows(np.round(np.vstack([centre + patch for centre in centres]), 3))
     size = synthesis.scene.mat.cells
     files, ranks = (np.clip((points // pitch).astype(int), 0, size - 1).T)
     return points, files * size + ranks
+
+
+def unique_rows(points: FloatArray) -> FloatArray:
+    """Returns the distinct rows of points (N x 2) sorted by x, then y, as np.unique(axis=0)
+    does (a stable sort on both columns: far quicker than its sort of whole rows)."""
+    order = np.lexsort((points[:, 1], points[:, 0]))
+    rows = points[order]
+    keep = np.ones(len(rows), np.bool_)
+    keep[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    return np.asarray(rows[keep], np.float64)
 
 
 def fit_place(synthesis: Synthesis, context: Mapping[str, str], prototypes: FloatArray,
@@ -80,19 +90,25 @@ def fit_place(synthesis: Synthesis, context: Mapping[str, str], prototypes: Floa
     table, ground = RayCosts(synthesis, synthesis.frame.colours(points), prototypes), synthesis.ground_code(origins)
     focal = starts[0].focal_px
 
-    def cost(centre: FloatArray) -> float:
-        """Returns how badly the context, seen from one camera centre, explains the rays."""
-        moved = CameraPlace((float(centre[0]), float(centre[1]), float(centre[2])), focal)
-        return table.total(synthesis.moved(moved).context_codes(context, cells, origins, ground).reshape(-1))
+    def costs(centres: Sequence[FloatArray]) -> list[float]:
+        """Returns how badly the context, seen from each of some camera centres, explains the rays."""
+        seen = synthesis.codes_from(context, cells, origins, [placed_at(centre, focal) for centre in centres], ground)
+        return table.totals([codes.reshape(-1) for codes in seen])
 
-    best, best_cost = np.array(starts[0].centre, np.float64), cost(np.array(starts[0].centre, np.float64))
-    for start in starts[1:]:
-        centre = np.array(start.centre, np.float64)
-        score = cost(centre)
+    centres = [np.array(start.centre, np.float64) for start in starts]
+    if len(centres) == 1:  # its cost is worked out with the first trials
+        return placed_at(pattern_search(costs, centres[0], None, steps), focal)
+    scores = costs(centres)
+    best, best_cost = centres[0], scores[0]
+    for centre, score in zip(centres[1:], scores[1:]):
         if score < best_cost - PLACE_GAIN:
             best, best_cost = centre, score
-    found = pattern_search(cost, best, best_cost, steps)
-    return CameraPlace((float(found[0]), float(found[1]), float(found[2])), focal)
+    return placed_at(pattern_search(costs, best, best_cost, steps), focal)
+
+
+def placed_at(centre: FloatArray, focal: float) -> CameraPlace:
+    """Returns the camera place at a centre (an array) with a focal length."""
+    return CameraPlace((float(centre[0]), float(centre[1]), float(centre[2])), focal)
 
 
 class RayCosts:
@@ -107,29 +123,38 @@ class RayCosts:
 
     def total(self, codes: NDArray[np.int_]) -> float:
         """Returns the summed cost of every ray showing its surface (codes: one per ray, in order)."""
-        rays = np.arange(len(codes))
-        keys = rays * self.surfaces + codes
-        costs = self.table.take(keys)
-        missing = np.flatnonzero(np.isnan(costs))
+        return self.totals([codes])[0]
+
+    def totals(self, codes: Sequence[NDArray[np.int_]]) -> list[float]:
+        """Returns total for each of some sets of codes (each one per ray, in order), the costs
+        not yet known worked out together."""
+        keys = [np.arange(len(each)) * self.surfaces + each for each in codes]
+        every = np.concatenate(keys)
+        wanted = np.zeros(len(self.table), np.bool_)
+        wanted[every[np.isnan(self.table.take(every))]] = True
+        missing = np.flatnonzero(wanted)
         if len(missing):
             model, frame = self.synthesis.model, self.synthesis.frame
-            costs[missing] = matte_costs(model, self.colours, self.prototypes, frame.noise, None, rays[missing],
-                                         codes[missing])
-            self.table[keys[missing]] = costs[missing]
-        return float(costs.sum())
+            self.table[missing] = matte_costs(model, self.colours, self.prototypes, frame.noise, None,
+                                              missing // self.surfaces, missing % self.surfaces)
+        return [float(self.table.take(each).sum()) for each in keys]
 
 
-def pattern_search(cost: Callable[[FloatArray], float], start: FloatArray, start_cost: float,
-                   steps: Sequence[tuple[float, float]]) -> FloatArray:
-    """Returns the point near a start where a cost is least, stepping along x, y and z by
-    shrinking (across, height) steps while a step lowers it by PLACE_GAIN at least (a flat
+def pattern_search(costs: Callable[[Sequence[FloatArray]], list[float]], start: FloatArray,
+                   start_cost: float | None, steps: Sequence[tuple[float, float]]) -> FloatArray:
+    """Returns the point near a start where a cost is least (costs: of some points at once;
+    the start's, if not given, is worked out with the first trials), stepping along x, y and z
+    by shrinking (across, height) steps while a step lowers it by PLACE_GAIN at least (a flat
     cost, as low pieces give, does not send it wandering)."""
     best, best_cost = start, start_cost
     for across, height in steps:
         for _ in range(MOVES_PER_STEP):
             trials = [best + sign * np.array(axis) for axis in ((across, 0, 0), (0, across, 0), (0, 0, height))
                       for sign in (1.0, -1.0)]
-            scores = [cost(trial) for trial in trials]
+            if best_cost is None:
+                best_cost, *scores = costs([best, *trials])
+            else:
+                scores = costs(trials)
             if min(scores) >= best_cost - PLACE_GAIN:
                 break
             best, best_cost = trials[int(np.argmin(scores))], min(scores)

@@ -38,7 +38,7 @@ import math
 from dataclasses import dataclass, field
 from functools import cache
 from types import MappingProxyType
-from typing import Any, Hashable, Mapping
+from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -48,10 +48,10 @@ from vision.kit import Kit, Mat
 from vision.observation import EMPTY
 from vision.observe.calibrate import (GROUND, Lighting, LightPlan, Registration, at_nominal, flatten, ground_parts,
                                       light_basis, printed, weighted)
-from vision.observe.colours import ColourMemory
-from vision.observe.casting import (FACES, MISS, Array32, FloatArray, IntArray, ShapeKey, box_exits, directions_to,
-                                    outline, passes_over, shape_exits, shapes_exits, spans, split_casts, surface_code,
-                                    within_reach)
+from vision.observe.colours import ColourMemory, bell, blurred_box
+from vision.observe.casting import (FACES, MISS, Array32, FloatArray, IntArray, ShapeKey, batch_rays, box_exits,
+                                    directions_to, grouped_spans, outline, passes_over, rays_over, shape_exits,
+                                    shapes_exits, spans, split_casts, surface_code, within_reach)
 from vision.observe.context import ObserveError, Scene, taps
 from vision.observe.geometry import Geometry, PairPlan, Sampling, Seen, pair_plan
 from vision.observe.sheen import sheens
@@ -63,6 +63,8 @@ SIDE_SPREAD = 0.1  # how much the shade of sides facing one way varies
 BOUNDS_PAD_MM = 1.0  # how far a bounding box reaches beyond the shapes it holds (rounding)
 ODD_SIDES = 0.3  # the share of sides off their usual shade (in a shadow, another material)
 SHEEN_LEAST = 0.5  # a sheen that moves a prototype less than this many sigmas is not tried
+PRUNE_NATS = 1.0  # a pair whose cost cannot come within this of outlier_cost, whatever its shade's
+# density, is given outlier_cost unworked (a margin far beyond any rounding: the costs are exact)
 
 
 # -- models ------------------------------------------------------------------------------------
@@ -318,22 +320,29 @@ class Synthesis:
         the surface it shows (MISS and 0 where none); a cell's own solids count if asked. Only
         the cells whose rays may pass over a solid's padded bounding box, and of those only the
         rays that meet it, are cast at its shapes."""
-        origin3, direction = directions_to(self.place, origins)
-        per_cell = int(np.prod(origins.shape[1:-1]))
-        low, high = spans(origins)
-        rays = (origin3.reshape(3, -1), direction.reshape(3, -1))
+        return self.hits_from(context, cells, origins, include_self, (self.place,))[0]
+
+    def hits_from(self, context: Mapping[str, str], cells: NDArray[np.int_], origins: FloatArray,
+                  include_self: bool, places: Sequence[CameraPlace]) -> list[tuple[Array32, NDArray[np.int_]]]:
+        """Returns context_hits as seen from each of some camera places, their rays cast together
+        (each ray's sums are its own, so each place's hits are what it alone would give)."""
+        count, per_cell = int(np.prod(origins.shape[:-1])), int(np.prod(origins.shape[1:-1]))
+        rays = batch_rays(places, origins)
+        spread, cameras = spans(origins), np.array([place.centre for place in places], np.float64)
+        coarse = grouped_spans(cells, spread) if per_cell == 1 else None  # single rays: their cells first
         hits = (np.full(rays[0].shape[1], MISS, np.float32), np.zeros(rays[0].shape[1], np.int_))
         for square, shapes, rows in self.solids_near(context, cells, include_self):
             centre = self.centres[self.index[square]]
-            lo, hi = bounds(shapes, centre)
-            rows = rows[passes_over(low[rows], high[rows], lo, hi, self.place.centre)]
-            if len(rows):
-                every = (rows[:, None] * per_cell + np.arange(per_cell)).ravel()
+            box = bounds(shapes, centre)
+            every = rays_over(rows, spread, box, cameras, (count, per_cell), coarse)
+            if len(every):
                 cast = (rays[0].take(every, axis=1), rays[1].take(every, axis=1))
-                met = np.flatnonzero(box_exits(*cast, lo[:, None], hi[:, None])[0] > MISS)
+                met = np.flatnonzero(box_exits(*cast, box[0][:, None], box[1][:, None])[0] > MISS)
                 picked = (cast[0].take(met, axis=1), cast[1].take(met, axis=1))
                 self.cast_context(shapes, centre, every.take(met), picked, hits)
-        return hits[0].reshape(origins.shape[:-1]), hits[1].reshape(origins.shape[:-1])
+        shape = origins.shape[:-1]
+        return [(hits[0][b * count:(b + 1) * count].reshape(shape), hits[1][b * count:(b + 1) * count].reshape(shape))
+                for b in range(len(places))]
 
     def solids_near(self, context: Mapping[str, str], cells: NDArray[np.int_],
                     include_self: bool) -> list[tuple[str, Variant, NDArray[np.int_]]]:
@@ -383,36 +392,16 @@ class Synthesis:
                       ground: NDArray[np.int_] | None = None) -> NDArray[np.int_]:
         """Returns the surface each ray shows when the whole board is the context position (ground:
         what the mat shows there, if known)."""
-        t, code = self.context_hits(context, cells, origins, include_self=True)
-        return np.where(t == MISS, self.ground_code(origins) if ground is None else ground, code)
+        return self.codes_from(context, cells, origins, (self.place,), ground)[0]
+
+    def codes_from(self, context: Mapping[str, str], cells: NDArray[np.int_], origins: FloatArray,
+                   places: Sequence[CameraPlace], ground: NDArray[np.int_] | None = None) -> list[NDArray[np.int_]]:
+        """Returns context_codes as seen from each of some camera places (cast together)."""
+        mat = self.ground_code(origins) if ground is None else ground
+        return [np.where(t == MISS, mat, code) for t, code in self.hits_from(context, cells, origins, True, places)]
 
 
 # -- colours and costs -------------------------------------------------------------------------
-
-
-def smoothed(x: Array32) -> Array32:
-    """Returns the standard normal distribution function at x (a close tanh approximation),
-    worked out in x's own memory (x is lost)."""
-    inner = np.multiply(np.float32(0.044715), x)
-    inner *= x
-    inner += 1.0
-    x *= np.float32(0.7978846)
-    x *= inner
-    np.tanh(x, out=x)
-    x += 1.0
-    x *= 0.5
-    return x
-
-
-def blurred_box(k: Array32, low: float, high: float, spread: Array32) -> Array32:
-    """Returns the density at k of a shade uniform on [low, high], blurred by the noise."""
-    upper, lower = np.subtract(high, k, dtype=np.float32), np.subtract(low, k, dtype=np.float32)
-    upper /= spread
-    lower /= spread
-    density = smoothed(upper)
-    density -= smoothed(lower)
-    density /= high - low
-    return density
 
 
 def shade_costs(model: Model, colours: FloatArray, prototypes: FloatArray, noise: float,
@@ -423,11 +412,12 @@ def shade_costs(model: Model, colours: FloatArray, prototypes: FloatArray, noise
     sheens, the cheapest of the surface's looks (vision.observe.sheen). The pairs' plan, if
     given, saves working it out (pair_plan)."""
     plan = plan or pair_plan(rays, codes, len(prototypes))
-    found = plan_costs(model, plan, colours, prototypes, noise, sides)
+    terms = ray_terms(colours)
+    found = plan_costs(model, plan, colours, prototypes, noise, sides, terms)
     for glossy, moved in sheens(prototypes, model.sheen, SHEEN_LEAST * model.sigma):
         pick, glossed = plan.subset(moved, rays, codes)
         if len(pick):
-            found[pick] = np.minimum(found[pick], plan_costs(model, glossed, colours, glossy, noise, sides))
+            found[pick] = np.minimum(found[pick], plan_costs(model, glossed, colours, glossy, noise, sides, terms))
     return found
 
 
@@ -437,13 +427,21 @@ def matte_costs(model: Model, colours: FloatArray, prototypes: FloatArray, noise
     return plan_costs(model, pair_plan(rays, codes, len(prototypes)), colours, prototypes, noise, sides)
 
 
+def ray_terms(colours: FloatArray) -> tuple[Array32, Array32]:
+    """Returns what plan_costs needs of the rays' colours alone: the weighted colours (float32)
+    and their squared lengths."""
+    seen = weighted(colours).astype(np.float32)
+    return seen, seen[:, 0] * seen[:, 0] + seen[:, 1] * seen[:, 1] + seen[:, 2] * seen[:, 2]
+
+
 def plan_costs(model: Model, plan: PairPlan, colours: FloatArray, prototypes: FloatArray, noise: float,
-               sides: FloatArray | None) -> Array32:
-    """Returns each planned pair's cost (see shade_costs), the surfaces showing their prototypes."""
+               sides: FloatArray | None, terms: tuple[Array32, Array32] | None = None) -> Array32:
+    """Returns each planned pair's cost (see shade_costs), the surfaces showing their prototypes
+    (terms: the colours' ray_terms, if worked out already)."""
     # Whatever depends on a ray alone or on a part alone is worked out once, then looked up.
-    seen, proto = weighted(colours).astype(np.float32), weighted(prototypes).astype(np.float32)
+    seen, energy = ray_terms(colours) if terms is None else terms
+    proto = weighted(prototypes).astype(np.float32)
     dots = seen @ proto.T  # rays x parts (one matrix product: far quicker than three broadcasts)
-    energy = seen[:, 0] * seen[:, 0] + seen[:, 1] * seen[:, 1] + seen[:, 2] * seen[:, 2]
     norms = proto[:, 0] * proto[:, 0] + proto[:, 1] * proto[:, 1] + proto[:, 2] * proto[:, 2]
     variance = np.float32(model.sigma ** 2 + noise ** 2)
     dot, norm = dots.ravel().take(plan.keys), norms.take(plan.part)
@@ -453,19 +451,49 @@ def plan_costs(model: Model, plan: PairPlan, colours: FloatArray, prototypes: Fl
     np.maximum(across, 0.0, out=across)
     across /= 2 * variance
     spread = np.sqrt(variance / norms)
-    density = np.empty(len(shade), np.float32)
-    density[plan.tops] = top_density(model, shade.take(plan.tops), spread, plan.top_part)
-    density[plan.sides] = side_density(model, shade.take(plan.sides), spread, (plan.side_part, plan.side_face), sides)
-    np.maximum(density, 1e-30, out=density)
-    np.log(density, out=density)
-    across -= density
-    across += (0.5 * np.log(norms)).take(plan.part)
-    found = np.minimum(across, model.outlier_cost, out=across)
+    live = np.flatnonzero(across + headroom(model, norms, spread).take(plan.part) < model.outlier_cost + PRUNE_NATS)
+    found = live_costs(model, plan, (shade, across), (norms, spread), live, sides)
     if plan.known is None:
         return np.asarray(found, np.float32)
     cost = np.full(plan.count, model.unknown_cost, np.float32)
     cost[plan.known] = found
     return cost
+
+
+def live_costs(model: Model, plan: PairPlan, looks: tuple[Array32, Array32], parts: tuple[Array32, Array32],
+               live: NDArray[np.intp], sides: FloatArray | None) -> Array32:
+    """Returns the cost of each known pair of a plan from its shade and its cost across (looks),
+    the parts' squared lengths and noise spreads (parts): only the live pairs' densities are
+    worked out, the others cost outlier_cost whatever their shade (see headroom)."""
+    shade, across = looks
+    norms, spread = parts
+    part, face, seen = plan.part.take(live), plan.face.take(live), shade.take(live)
+    top = face == 0
+    tops, sides_at = np.flatnonzero(top), np.flatnonzero(~top)
+    density = np.empty(len(live), np.float32)
+    density[tops] = top_density(model, seen.take(tops), spread, part.take(tops))
+    density[sides_at] = side_density(model, seen.take(sides_at), spread, (part.take(sides_at), face.take(sides_at)),
+                                     sides)
+    np.maximum(density, 1e-30, out=density)
+    np.log(density, out=density)
+    cost = across.take(live)
+    cost -= density
+    cost += (0.5 * np.log(norms)).take(part)
+    found = np.full(len(shade), model.outlier_cost, np.float32)
+    found[live] = np.minimum(cost, model.outlier_cost, out=cost)
+    return found
+
+
+def headroom(model: Model, norms: Array32, spread: Array32) -> Array32:
+    """Returns, per part, the least a pair's cost can add to its cost across: half the log of
+    the part's squared length less the log of the densest any shade of a top or a side can be
+    (a bell peaks at 1 / (spread sqrt(2 pi)); a blurred box at 1 / its width)."""
+    wide = np.asarray(spread, np.float64)
+    share, bell_peak = top_shadowed(model).astype(np.float64), math.sqrt(2 * math.pi)
+    top = (1 - share) / (np.sqrt(LIT_SPREAD ** 2 + wide ** 2) * bell_peak) + share / (1.0 - model.shadow)
+    box = 1.0 / (model.side_shade[1] - model.side_shade[0])
+    side = np.maximum(box, (1 - ODD_SIDES) / (np.sqrt(SIDE_SPREAD ** 2 + wide ** 2) * bell_peak) + ODD_SIDES * box)
+    return np.asarray(0.5 * np.log(np.asarray(norms, np.float64)) - np.log(np.maximum(top, side)), np.float32)
 
 
 def top_density(model: Model, shade: Array32, spread: Array32, part: NDArray[np.intp]) -> Array32:
@@ -505,17 +533,6 @@ def side_density(model: Model, shade: Array32, spread: Array32,
     return np.asarray(anywhere, np.float32)
 
 
-def bell(x: Array32, centre: Array32 | np.float32, spread: Array32) -> Array32:
-    """Returns the normal density at x."""
-    z = np.subtract(x, centre, dtype=np.float32)
-    z /= spread
-    np.square(z, out=z)
-    z *= -0.5
-    np.exp(z, out=z)
-    z /= spread * np.float32(math.sqrt(2 * math.pi))
-    return z
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class Scorer:
     """One frame's ray colours and what they are compared with, to score geometries' pairs."""
@@ -536,18 +553,6 @@ class Scorer:
         fresh = shade_costs(self.model, self.colours, self.prototypes, self.noise, self.sides, rays, codes,
                             geometry.scoring[2])
         return fresh if base is None else np.concatenate([base[:start], fresh])
-
-
-def variant_costs(geometry: Geometry, costs: Array32, cells: NDArray[np.int_]) -> Array32:
-    """Returns every variant's summed ray cost on some cells (V x cells), a ray costing what the
-    cheaper of its two surfaces costs (costs: one per entry of the geometry's pairs); a variant
-    at a time, as small scratch arrays are much quicker to come by than big ones."""
-    whole = np.array_equal(cells, np.arange(geometry.primary_pair.shape[1]))
-    found = np.empty((geometry.primary_pair.shape[0], len(cells)), np.float32)
-    for v, (primary, secondary) in enumerate(zip(geometry.primary_pair, geometry.secondary_pair)):
-        chosen = (primary, secondary) if whole else (primary[cells], secondary[cells])
-        found[v] = np.minimum(costs.take(chosen[0]), costs.take(chosen[1])).sum(axis=1)
-    return found
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,8 @@ jittered casts, the shade-aware colour costs, and fitting the camera place on th
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 import pytest
 
@@ -12,9 +14,9 @@ from vision.expect import expected_view
 from vision.observe import block_arena
 from vision.observe.calibrate import light_on, register
 from vision.observe.context import rgb_to_lab
-from vision.observe.reading import camera_place
-from vision.observe.casting import (FACES, MISS, box_exits, cylinder_exits, passes_over, shape_exits, shapes_exits,
-                                    split_casts)
+from vision.observe.reading import camera_place, pattern_search, unique_rows
+from vision.observe.casting import (FACES, MISS, FloatArray, box_exits, cylinder_exits, passes_over, passes_over_from,
+                                    shape_exits, shapes_exits, split_casts)
 from vision.observe.synthesis import Frame, shade_costs
 from vision.pose import CameraPlace
 
@@ -114,3 +116,41 @@ def test_a_cell_whose_rays_meet_a_box_is_never_culled() -> None:
         assert kept or not met
         outcomes.add((met, kept))
     assert {(True, True), (False, False)} <= outcomes  # cells were kept and cells were culled
+
+
+def test_cells_culled_for_several_cameras_at_once_are_those_culled_for_each() -> None:
+    rng = np.random.default_rng(8)
+    ground = rng.uniform(-100.0, 100.0, (300, 1, 2)) + rng.uniform(-10.0, 10.0, (300, 4, 2))
+    low, high = ground.min(axis=1), ground.max(axis=1)
+    lo, hi = np.array([-20.0, -5.0, 0.0], np.float32), np.array([15.0, 25.0, 60.0], np.float32)
+    cameras = np.array([(40.0, -30.0, 600.0), (-200.0, 10.0, 450.0), (0.0, 0.0, 40.0)])
+    together = passes_over_from(low, high, lo, hi, cameras)
+    for camera, kept in zip(cameras, together):
+        assert np.array_equal(kept, passes_over(low, high, lo, hi, tuple(camera)))
+    assert together.any() and not together.all() and not np.array_equal(together[0], together[1])
+
+
+def test_distinct_rows_come_sorted_as_numpy_sorts_them() -> None:
+    rng = np.random.default_rng(9)
+    points = np.round(rng.uniform(-50.0, 50.0, (400, 2)), 0)
+    points = np.vstack([points, points[::3], [[-0.0, 1.0], [0.0, 1.0]]])
+    found = unique_rows(points)
+    assert np.array_equal(found, np.unique(points, axis=0)) and len(found) < len(points)
+
+
+def test_the_pattern_search_finds_the_same_point_with_or_without_the_starts_cost() -> None:
+    target = np.array([30.0, -18.0, 500.0])
+    asked: list[int] = []
+
+    def costs(points: Sequence[FloatArray]) -> list[float]:
+        """Returns a bowl's cost at each point (flat near the bottom), noting how many were asked at once."""
+        asked.append(len(points))
+        return [float(np.floor(np.sum(np.abs(point - target)) / 8.0) * 20.0) for point in points]
+
+    start = np.array([0.0, 0.0, 540.0])
+    steps = [(24.0, 48.0), (12.0, 24.0), (6.0, 12.0)]
+    given = pattern_search(costs, start, costs([start])[0], steps)
+    asked.clear()
+    found = pattern_search(costs, start, None, steps)
+    assert np.array_equal(found, given) and not np.array_equal(found, start)
+    assert asked[0] == 7 and set(asked[1:]) == {6}  # the start's cost came with the first trials
