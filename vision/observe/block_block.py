@@ -31,7 +31,7 @@ from vision.observe.block_block_looks import (
 )
 from vision.observe.block_block_rays import BoolArray, FloatArray, IntArray, Rays, cast, ray_grid, ray_region, within
 from vision.observe.block_block_place import (
-    PLACE_TEMPERATURE, Placing, family_place, family_range, fit, placed, unknown,
+    PLACE_TEMPERATURE, Placing, family_place, family_range, fit, merged, placed, unknown,
 )
 from vision.observe.block_block_search import (
     Cell, Column, Sight, cell_scores, guess, guess_arrays, hits_for, label_of, lift_together, polish, reached,
@@ -163,17 +163,11 @@ def same_view(memory: BlockBlockMemory, view: BoardView, other: BoardView | None
 
 
 def remember_place(memory: BlockBlockMemory, scene: Scene, placing: Placing, cubes: int) -> Placing:
-    """Returns the mean of this view's placings, each weighted by the cubes it was fitted on
-    (its doubt the latest's), kept in the memory."""
+    """Returns this view's placings merged (block_block_place.merged: weighted by their precision,
+    the doubt widened where they disagree), kept in the memory."""
     kept = memory.placing if memory.placing is not None and same_view(memory, scene.view) else None
-    if kept is not None:
-        share = cubes / (cubes + memory.place_weight)
-        offset = tuple(float(a + share * (b - a)) for a, b in zip(kept.offset, placing.offset))
-        placing = Placing(kept.focal + share * (placing.focal - kept.focal), (offset[0], offset[1]), placing.doubt)
-        cubes_seen = memory.place_weight + cubes
-    else:
-        cubes_seen = cubes
-    memory.placing, memory.place_cubes, memory.place_weight = placing, cubes, cubes_seen
+    placing, precision = merged(kept, memory.place_weight, placing)
+    memory.placing, memory.place_cubes, memory.place_weight = placing, cubes, precision
     memory.place_corners = scene.view.to_image(scene.view.mat.grid_corners())
     return placing
 

@@ -59,7 +59,7 @@ class BlockBlockMemory(ColourMemory):
         super().__init__({"mat": kit.mat_rgb, **{name: piece_colour(kit, GAME, name) for name in TOPS}})
         self.placing: Placing | None = None  # fitted for place_corners' view, on place_cubes cubes
         self.place_corners: FloatArray | None = None
-        self.place_cubes, self.place_weight = 0, 0.0  # cubes of the last fit, of every fit
+        self.place_cubes, self.place_weight = 0, 0.0  # cubes of the last fit; every fit's precision
         self.geometry: dict[tuple[float, ...], Rays] = {}
         self.last: tuple[Scene, tuple[str, ...]] | None = None
         self.trimmed: dict[tuple[float, ...], tuple[Rays, Rays]] = {}  # geometries kept, and trimmed to a reach

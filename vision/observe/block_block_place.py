@@ -7,9 +7,9 @@ knows, choose along that family: the family is scored across KIT.md's fields of 
 beyond), then the best centre is searched for around it (a simplex search: the lens's
 distortion puts the true centre a little off the family, on a narrow curved ridge of the
 score), and the spread of the tempered scores along the family gives the doubt, in log focal
-length, that the reading averages over. Each view's fits are averaged, weighted by the cubes
-they were fitted on (block_block.remember_place). With no cube on the board the doubt spans the
-envelope. A lens calibration fixes the place outright.
+length, that the reading averages over. Each view's fits are averaged, weighted by their
+precision, the doubt widened where they disagree (merged, block_block.remember_place). With no
+cube on the board the doubt spans the envelope. A lens calibration fixes the place outright.
 """
 
 from __future__ import annotations
@@ -92,6 +92,21 @@ def fit(view: BoardView, anchor: CameraPlace, score: Callable[[CameraPlace], flo
     focal = best + math.log(found[2] / origin[2])
     back = family_place(view, anchor, focal, (0.0, 0.0)).centre
     return Placing(focal, (float(found[0] - back[0]), float(found[1] - back[1])), spread(grid, curve))
+
+
+def merged(kept: Placing | None, precision: float, placing: Placing) -> tuple[Placing, float]:
+    """Returns a view's placings merged and their precision: the mean of the kept one (of a
+    precision, the sum of its fits') and a new one weighted by precision (1 / doubt squared, so a
+    fit on a few flat cubes barely moves a surer one), its doubt the new one's widened by how far
+    the new one lies from the mean (fits that disagree leave the place in doubt)."""
+    own = 1.0 / placing.doubt ** 2
+    if kept is None:
+        return placing, own
+    share = own / (own + precision)
+    offset = tuple(float(a + share * (b - a)) for a, b in zip(kept.offset, placing.offset))
+    focal = kept.focal + share * (placing.focal - kept.focal)
+    doubt = min(math.hypot(placing.doubt, placing.focal - focal), DOUBT[1])
+    return Placing(focal, (offset[0], offset[1]), doubt), precision + own
 
 
 def nelder_mead(cost: Callable[[FloatArray], float], start: FloatArray, size: FloatArray, rounds: int) -> FloatArray:

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from tests.vision.observe.stack_scenes import Camera
-from vision.observe.block_block_place import DOUBT, fit, nelder_mead, placed, unknown
+from vision.observe.block_block_place import DOUBT, Placing, fit, merged, nelder_mead, placed, unknown
 from vision.pose import CameraPlace
 
 
@@ -40,3 +40,17 @@ def test_before_any_piece_the_place_is_doubted_across_the_envelope() -> None:
     placing = unknown(scene.view, scene.place)
     low, high = (placed(scene.view, scene.place, placing, shift).centre[2] for shift in (-1.0, 1.0))
     assert placing.doubt == DOUBT[1] and high / low > math.exp(0.5)
+
+
+def test_a_doubtful_first_fit_barely_moves_a_surer_one_and_widens_the_doubt_little() -> None:
+    first, precision = merged(None, 0.0, Placing(0.34, (-34.0, 0.0), 0.14))  # a few flat cubes
+    assert first.focal == 0.34 and math.isclose(precision, 1 / 0.14 ** 2)
+    found, total = merged(first, precision, Placing(0.05, (-4.0, 0.0), 0.035))
+    assert abs(found.focal - 0.05) < 0.03 and abs(found.offset[0] + 4.0) < 3.0
+    assert 0.035 < found.doubt < 0.05 and math.isclose(total, precision + 1 / 0.035 ** 2)
+
+
+def test_fits_that_disagree_leave_the_place_in_doubt() -> None:
+    sure, precision = merged(None, 0.0, Placing(0.2, (0.0, 0.0), 0.02))
+    found, _ = merged(sure, precision, Placing(-0.2, (0.0, 0.0), 0.02))
+    assert abs(found.focal) < 1e-9 and found.doubt > 0.19
