@@ -7,11 +7,12 @@ that show it. Labels are grouped by their look (from the top, each run of one co
 where it ends): colour alone cannot tell a red Small on a red Large from the Large alone, so a
 look's labels share its score. Within a look, the labels share its probability by how well their
 stacks explain what changed on the cell since the last frame read (the parallax of its top, its
-shadow), with a cost for every piece that must have moved; a cell that cannot be judged so (no
-frame read before, the camera moved, a cell read as changed last time) gives most of it to the
-label the current position holds, so the inference (vision/infer.py) explains the change with
-legal moves. A clear Large shows the mat through a tinted shell, close to an empty square's
-colour, so its outline carries much of the evidence.
+shadow), with a cost for every piece that must have moved; new stacks about as tall (a Medium or
+a Small nested on a Large) are told apart by it only a little, leaving that to the legal moves. A
+cell that cannot be judged so (no frame read before, the camera moved, a cell read as changed
+last time) gives most of it to the label the current position holds, so the inference
+(vision/infer.py) explains the change with legal moves. A clear Large shows the mat through a
+tinted shell, close to an empty square's colour, so its outline carries much of the evidence.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ from vision.observe.context import Scene
 from vision.observe.heights import picture
 from vision.observe.nesting import Evidence, Memory, changes, placed, remember
 from vision.observe.pyramids import (
-    BLACK, COLOURS, MOVERS, NAMES, RANK, Look, Stack, blocks_on, candidates, label_look, label_of, look_of,
-    moved, near, painted, shown_rows, stack_blocks, stacks_of,
+    BLACK, COLOURS, MOVERS, NAMES, RANK, Look, Stack, apex_of, blocks_on, candidates, label_look, label_of,
+    look_of, moved, near, painted, shown_rows, stack_blocks, stacks_of,
 )
 from vision.observe.stack_colours import FloatArray, IntArray
 from vision.observe.stacks import (
@@ -46,8 +47,12 @@ __all__ = ["BLACK", "NAMES", "RANK", "BlockadeMemory", "candidates", "label_look
 STEP_MM = 2.5
 REACH_MM = 60.0
 EMPTY_PRIOR = 3.0  # nats against an empty square: every square holds a Large that never moves
-MOVE_COST = 1.7  # nats against a stack per piece that must have left or reached the square (with no
-                 # evidence the current stack keeps about the engine's CURRENT_SHARE against one other)
+MOVE_COST = 1.2  # nats against a stack per piece that must have left or reached the square (with no
+                 # evidence the current stack keeps about 0.77 against one other: a little less than
+                 # the engine's CURRENT_SHARE, so weak evidence of a nested change still shows)
+CLOSE_MM = 1.0  # stacks whose apexes stand this close (a Medium or a Small nested on a Large) ...
+CLOSE_CAP = 1.0  # ... are told apart by what changed by at most this many nats: parallax and shadow
+                 # barely see the difference, so the legal moves (what left another square) decide
 
 
 class BlockadeMemory(StackMemory):
@@ -187,11 +192,34 @@ def _chosen(table: Paintings, stacks: Sequence[Stack], label: str, values: Float
     return tuple((int(colour), size) for colour, (_, size) in zip(colours, stacks[int(table.stack[row])]))
 
 
-def stack_weights(stacks: Sequence[Stack], evidence: Sequence[Evidence]) -> FloatArray:
+def stack_weights(stacks: Sequence[Stack], evidence: Sequence[Evidence],
+                  heights: FloatArray | None = None) -> FloatArray:
     """Returns how likely each candidate stack of a cell (the current one first) is besides its
-    colours (nats): a cost per piece moved, and how well it explains what changed on the cell."""
+    colours (nats): a cost per piece moved, and how well it explains what changed on the cell
+    (given their apexes' heights, never by more than CLOSE_CAP between stacks about as tall)."""
     costs = np.array([-MOVE_COST * moved(stacks[0], stack) for stack in stacks], np.float64)
-    return np.asarray(costs + sum((item.log_likelihoods() for item in evidence), np.zeros(len(stacks))), np.float64)
+    found = np.asarray(sum((item.log_likelihoods() for item in evidence), np.zeros(len(stacks))), np.float64)
+    return np.asarray(costs + (found if heights is None else capped(found, heights)), np.float64)
+
+
+def capped(evidence: FloatArray, heights: FloatArray) -> FloatArray:
+    """Returns the evidence of each candidate stack but the current one (the first) raised to
+    within CLOSE_CAP of the best among the others whose apex stands within CLOSE_MM of its own."""
+    close = np.abs(heights[:, None] - heights[None, :]) < CLOSE_MM
+    close[0, 1:] = close[1:, 0] = False
+    floor = np.where(close, evidence[None, :], -np.inf).max(axis=1) - CLOSE_CAP
+    return np.asarray(np.maximum(evidence, floor), np.float64)
+
+
+def judged_weights(scene: Scene, square: str, current: Stack, evidence: Sequence[Evidence]) -> FloatArray:
+    """Returns the weights of a judged cell's candidate stacks (see stack_weights)."""
+    options = candidates(current)
+    return stack_weights(options, evidence, apexes(scene, square, options))
+
+
+def apexes(scene: Scene, square: str, stacks: Sequence[Stack]) -> FloatArray:
+    """Returns the height of the apex of each candidate stack of a square (0 for the empty one)."""
+    return np.array([apex_of(stack_blocks(scene, square, stack)) if stack else 0.0 for stack in stacks])
 
 
 def shared(seen: CellSeen, table: Paintings, weights: FloatArray) -> CellSeen:
@@ -222,7 +250,7 @@ def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None 
     now = picture(scene)
     scene = placed(kept.nesting, scene, now, board)
     stacks = stacks_of(board)
-    weights = {square: stack_weights(candidates(stacks[square]), found)
+    weights = {square: judged_weights(scene, square, stacks[square], found)
                for square, found in changes(kept.nesting, scene, now, board).items() if found}
     believed: dict[str, Stack] = {}
     game = replace(BLOCKADE, read=partial(_read, weights=weights, believed=believed))

@@ -32,7 +32,7 @@ from vision.observe.heights import (
     seen_at, shift_of, surface, template, top_points, top_view, track,
 )
 from vision.observe.pyramids import (
-    CLEAR, Stack, apex_of, candidates, near, same_look, stack_blocks, stacks_of,
+    CLEAR, MOVERS, Stack, apex_of, candidates, near, same_look, stack_blocks, stacks_of,
 )
 from vision.observe.shadows import (
     Casters, Darkening, Light, added_shadow, brightness, calibrated_rises, fit_lights, joint_rises, outlines_of,
@@ -394,8 +394,10 @@ def hidden_by(scene: Scene, square: str, layers: Stack, points: FloatArray) -> I
 
 
 def raised(layers: Stack) -> Stack:
-    """Returns a stack one Small of its top's colour taller."""
-    return layers + ((layers[-1][0], "S"),)
+    """Returns a stack one Small of its top's colour taller (of a mover's colour on a clear top:
+    only they land there, and they stop the light a clear one lets through)."""
+    top = layers[-1][0]
+    return layers + ((MOVERS[0] if top == CLEAR else top, "S"),)
 
 
 def shadow_meetings(scene: Scene, stacks: Mapping[str, Stack], lights: Sequence[Light]) -> dict[str, dict[str, Stack]]:

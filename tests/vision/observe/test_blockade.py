@@ -193,6 +193,15 @@ def test_only_pieces_nested_on_their_colour_look_alike() -> None:
     assert not same_look(red_large, ((0, "L"), (-1, "M"), (-1, "S"), (blockade.BLACK, "L")))
 
 
+def test_stacks_about_as_tall_are_told_apart_by_what_changed_only_a_little() -> None:
+    evidence = np.array([0.0, 3.0, -2.0, -4.0])  # current, a Small more, a Medium more, far taller
+    heights = np.array([44.0, 49.14, 49.84, 55.0])
+    found = blockade.capped(evidence, heights)
+    assert found[2] == pytest.approx(3.0 - blockade.CLOSE_CAP)  # the Medium is raised near the Small
+    assert list(found[[0, 1, 3]]) == [0.0, 3.0, -4.0]  # the current stack and the far one keep theirs
+    assert list(blockade.capped(np.array([0.0, -3.0]), np.array([49.84, 49.14]))) == [0.0, -3.0]
+
+
 def test_bad_input_raises_one_clear_error() -> None:
     camera = Camera("blockade", "neutral", 3)
     scene = camera.scene(GAME.initial_state())

@@ -10,8 +10,8 @@ import numpy as np
 
 from vision.kit import kit_named
 from vision.observe.context import Scene
-from vision.observe.nesting import inside_faces
-from vision.observe.pyramids import NAMES, apex_of, stack_blocks
+from vision.observe.nesting import SHADOW_OPACITY, casters, inside_faces, raised
+from vision.observe.pyramids import MOVERS, NAMES, apex_of, stack_blocks
 
 GREEN = NAMES.index("green")
 LARGE = ((GREEN, "L"),)
@@ -49,3 +49,14 @@ def test_a_coarse_frame_keeps_tracking_further_from_a_rim() -> None:
 
 def test_with_no_piece_that_may_come_every_face_point_is_tracked() -> None:
     assert kept_at([3.0, 7.0, 10.0], [LARGE, None]) == [True, True, True]
+
+
+def test_a_piece_that_may_land_on_a_clear_large_casts_a_full_shadow() -> None:
+    clear = ((NAMES.index("clear"), "L"),)
+    taller = raised(clear)
+    assert taller[:1] == clear and taller[1][1] == "S" and taller[1][0] in MOVERS
+    assert list(casters(overhead("c3", 4.0), {"c3": taller}).opacity) == [SHADOW_OPACITY, 1.0]
+
+
+def test_a_piece_that_may_land_on_a_coloured_top_is_of_its_colour() -> None:
+    assert raised(LARGE) == LARGE + ((GREEN, "S"),)
