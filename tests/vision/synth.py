@@ -195,8 +195,11 @@ def _distort(ideal: Image, camera: Camera) -> Image:
 def add_noise(image: Image, rng: np.random.Generator, sigma: float = 3.0) -> Image:
     """Returns the image with Gaussian sensor noise, seeded from rng (drawn by OpenCV: fast)."""
     noise = np.empty(image.shape, np.int16)
+    channels = 1 if image.ndim == 2 else image.shape[2]
     cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))
-    cv2.randn(noise, np.zeros(1), np.full(1, sigma))
+    # One mean and spread per channel: a 1-element array leaves OpenCV reading past it, which
+    # gave no noise in some processes and garbage in others (a flaky board test).
+    cv2.randn(noise, (0.0,) * channels, (sigma,) * channels)
     return np.asarray(np.clip(image.astype(np.int16) + noise, 0, 255), np.uint8)
 
 

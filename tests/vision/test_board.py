@@ -65,8 +65,7 @@ def test_the_envelope_extremes_are_read(height: float, hfov: float, size: tuple[
     mat = KIT.mat("block-block")
     camera = synth.look_down(height, 20, 30, 75, (65, 65), hfov, size)
     assert synth.in_view(camera, synth.marker_points(KIT, mat))
-    # At the far extreme the markers are ~17 px wide and ArUco's threaded candidate search
-    # occasionally misses one on a busy machine; a camera gives the tracker the next frame.
+    # At the far extreme the markers are ~17 px wide; a camera gives the tracker the next frame.
     tracker, frame = BoardTracker(KIT, mat), frame_of(camera, mat, 1)
     fixes = [tracker.update(frame) for _ in range(3)]
     assert fixes[-1].state is BoardState.LOCKED
