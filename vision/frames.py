@@ -150,15 +150,20 @@ def check_image(image: Image, name: str = "frame",
         want = f"{expected_size[0]}x{expected_size[1]}"
         return _status(FrameCode.WRONG_SIZE, name,
                        f"the frame is {width}x{height}, not the expected {want}")
-    sample = to_gray(image)[::4, ::4]
-    if np.mean(sample < DARK_LEVEL) >= BLACK_FRACTION:
+    sample = to_gray(image[::4])[:, ::4]  # only every 4th row is made gray
+    if _share(sample < DARK_LEVEL) >= BLACK_FRACTION:
         return _status(FrameCode.BLACK, name, "the frame is black (mean brightness "
                        f"{sample.mean():.0f} of 255): is the lens covered or the light off?")
-    if np.mean(sample >= SATURATED_LEVEL) >= BLOWN_FRACTION:
-        saturated = float(np.mean(sample >= SATURATED_LEVEL))
+    saturated = _share(sample >= SATURATED_LEVEL)
+    if saturated >= BLOWN_FRACTION:
         return _status(FrameCode.BLOWN_OUT, name, f"the frame is blown out ({saturated:.0%} "
                        "of it saturated): lower the exposure or the light")
     return _status(FrameCode.OK, name, "ok")
+
+
+def _share(mask: NDArray[np.bool_]) -> float:
+    """Returns the fraction of a mask that is set (the same number as its mean, sooner)."""
+    return np.count_nonzero(mask) / mask.size
 
 
 def decode_quietly(data: bytes) -> tuple[Image | None, str]:

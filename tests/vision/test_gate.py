@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
 from tests.vision.scenes import board, leaning, lit, noisy, tinted, with_hand
-from vision.gate import GateError, GateSettings, GateState, SceneGate, StillEvent, out_of_view, skin_mask
+from vision.gate import (GateError, GateSettings, GateState, SceneGate, StillEvent, components, out_of_view,
+                         skin_mask)
 
 M, C, S = GateState.MOVING, GateState.COVERED, GateState.STILL
 START = board(((2, 2, (60, 120, 200)), (6, 1, (40, 40, 40))))
@@ -229,3 +231,39 @@ def test_a_still_change_wholly_beyond_the_board_covers_nothing(beyond: float, ex
     frames = [with_hand(full, 80, row=300), with_hand(taken, 60, row=300)] + [taken] * 5
     states, _ = run(gate, frames)
     assert states == expected
+
+
+def _plain_gain(gate: SceneGate, now: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """Returns the light's gain worked out the plain way (no cached logs, a boolean index)."""
+    valid = (now > 16) & (before > 16) & (now < 250) & (before < 250)
+    ratio = np.log(np.maximum(now, 1.0)) - np.log(np.maximum(before, 1.0))
+    middle = float(np.median(ratio[valid][::4]))
+    inliers = (valid & (np.abs(ratio - middle) < 0.15)).ravel()
+    basis = gate._basis[:, inliers]
+    plane = np.linalg.solve(basis @ basis.T, basis @ ratio.ravel()[inliers])
+    return np.asarray(np.exp(plane @ gate._basis).reshape(now.shape), np.float32)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_light_gain_is_bit_for_bit_the_plain_fit_also_when_its_logs_are_reused(seed: int) -> None:
+    gate = SceneGate()
+    rng = np.random.default_rng(seed)
+    ys, xs = np.mgrid[0:120, 0:160].astype(np.float32)
+    before = np.asarray(rng.uniform(20, 230, (120, 160)), np.float32)
+    now = np.asarray(np.clip(before * (1.2 + xs / 400 - ys / 600), 0, 255), np.float32)
+    for _ in range(2):  # the second time round the logs come from the cache
+        assert np.array_equal(gate._gain(now, before), _plain_gain(gate, now, before))
+        assert np.array_equal(gate._gain(before, now), _plain_gain(gate, before, now))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_gates_regions_are_opencvs_default_regions(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    mask = rng.random((120, 160)) < 0.3
+    mask[20:60, 30:90] = True
+    count, labels, stats = components(mask)
+    plain_count, plain_labels, plain_stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    assert count == plain_count > 10
+    assert sorted(map(tuple, stats.tolist())) == sorted(map(tuple, plain_stats.tolist()))
+    pairs = set(zip(labels.ravel().tolist(), plain_labels.ravel().tolist()))
+    assert len(pairs) == count  # one region for one region: the same pixels grouped the same way
