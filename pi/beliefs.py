@@ -79,6 +79,13 @@ class BeliefKeeper:
         else:
             self._restart(game, moves, state)
 
+    def hold(self, belief: Belief) -> None:
+        """Keeps the belief after a question (it remembers the candidates), if the session's
+        moves did not change meanwhile."""
+        game, moves, _ = self.session.position()
+        if moves == self.moves and game is belief.game:
+            self._belief = belief
+
     def _restart(self, game: Game[Any, Any], moves: tuple[str, ...], state: Any) -> Belief:
         """Returns the belief restarted, certain, on a state of the session."""
         self._belief, self.moves = Belief.start(game, state), moves

@@ -214,6 +214,8 @@ class Pipeline:
         self._act(frame_number, reading)
         if reading.kind == "move":
             self.beliefs.accept(after, reading)
+        elif reading.kind == "ambiguous":
+            self.beliefs.hold(after)
         return reading
 
     def _act(self, frame_number: int, reading: Reading) -> None:

@@ -19,11 +19,14 @@ Where this happens in the five games:
   different views.
 
 When it asks (an `ambiguous` reading; the belief does not change until the players answer
-with `choose`): when the change is explained in some members and, in another member, every
-way to make it is illegal (the next move's legality differs and the camera cannot settle it);
-when the winning explanations look different but are within the margin (as read_change asks);
-and when keeping every look-alike would exceed MAX_STATES. A member whose own result of the winning
-moves looks different from what is seen is dropped silently: the camera settled it.
+with `choose`, except that a question between different-looking moves keeps its candidates in
+`asked`: when the next change fits no single move, each candidate followed by one move is tried,
+so a question nobody answers costs no later move): when the change is explained in some members
+and, in another member, every way to make it is illegal (the next move's legality differs and
+the camera cannot settle it); when the winning explanations look different but are within the
+margin (as read_change asks); and when keeping every look-alike would exceed MAX_STATES. A
+member whose own result of the winning moves looks different from what is seen is dropped
+silently: the camera settled it.
 
 Readings are relative to what was reported: each `move` reading plays the moves of one member
 (preferably the one already reported); when the belief later settles on another member, the
@@ -33,7 +36,7 @@ that member's whole path since the anchor.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from rules.core import Game, IllegalMoveError
@@ -47,6 +50,7 @@ from vision.infer import (
     ask_reading,
     distinct_moves,
     explanations,
+    extensions,
     illegal_reading,
     judge,
     move_reading,
@@ -76,6 +80,7 @@ class Belief:
     members: tuple[Member, ...]
     reported: tuple[str, ...] = ()
     settings: Settings = Settings()
+    asked: tuple[tuple[str, ...], ...] = ()  # the candidates of a question left unanswered
 
     @classmethod
     def start(cls, game: Game[Any, Any], state: Any, settings: Settings | None = None) -> Belief:
@@ -109,11 +114,23 @@ class Belief:
         entries = [Entry(index, hypothesis) for index, member in enumerate(self.members)
                    for hypothesis in explanations(self.game, member.state, scorer, self.settings)]
         verdict = judge(entries, self.settings)
+        if verdict.kind == "illegal" and self.asked:
+            verdict = self._caught_up(scorer) or verdict
         if verdict.kind == "illegal":
             return illegal_reading(self.game, self.state, scorer, verdict), self
         if verdict.kind == "ambiguous":
-            return self._ask(verdict, scorer, UNCLEAR, same_view=False), self
+            reading = self._ask(verdict, scorer, UNCLEAR, same_view=False)
+            return reading, replace(self, asked=() if reading.rewind else reading.candidates)
         return self._narrow(verdict, scorer)
+
+    def _caught_up(self, scorer: Scorer) -> Verdict | None:
+        """Returns the verdict on the unanswered question's candidates each followed by one
+        move, or None when none of those fits."""
+        entries = [Entry(index, hypothesis) for index, member in enumerate(self.members)
+                   if member.path == self.reported
+                   for hypothesis in extensions(self.game, member.state, scorer, self.asked)]
+        verdict = judge(entries, self.settings)
+        return None if verdict.kind == "illegal" else verdict
 
     def _narrow(self, verdict: Verdict, scorer: Scorer) -> tuple[Reading, Belief]:
         """Returns the move reading and the narrowed belief, or an ask when it cannot pick."""

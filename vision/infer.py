@@ -22,12 +22,12 @@ Scoring: a hypothesis's log-likelihood is the sum over cells of log(max(p(expect
 epsilon)). Only cells whose label differs from the current view matter, so each hypothesis is
 scored by its difference from the no-change hypothesis, and each (cell, label) term is computed
 once. Only moves that leave or reach a cell still unexplained are tried. Blockade players move
-several pieces in a turn, and in every game a move may go unread (a question nobody answered, a
-hand that never left); so when no single move fits, sequences are tried (up to 3 piece moves in
-Blockade, 2 moves elsewhere), extending only partial sequences that explained changed cells
-without spoiling any (the `beam` explaining most, then scoring best); among sequences that look
-the same the shortest are kept, so one piece moved twice between two still frames reads as one
-move.
+several pieces in a turn: when no single move fits, sequences of up to 3 piece moves are tried,
+extending only partial sequences that explained changed cells without spoiling any (the `beam`
+explaining most, then scoring best); among sequences that look the same the shortest are kept,
+so one piece moved twice between two still frames reads as one move.
+When a question goes unanswered, vision/belief.py keeps its candidates and, if the next change
+fits no single move, tries each candidate followed by one move (`extensions`).
 Pure: no OpenCV, no I/O.
 """
 
@@ -44,8 +44,7 @@ from vision.observation import Observation
 Kind = Literal["none", "move", "ambiguous", "illegal"]
 Diff = tuple[tuple[str, str], ...]
 
-SEQUENCE_LENGTHS: dict[str, int] = {"blockade": 3}  # piece moves per observation
-CATCH_UP = 2  # other games: one move, or a move left unread (unanswered, missed) and the next
+SEQUENCE_LENGTHS: dict[str, int] = {"blockade": 3}  # piece moves per observation; others 1
 MAX_SEQUENCE = 3
 
 
@@ -60,7 +59,7 @@ class Settings:
     margin: float = 3.0  # a move must beat every different-looking explanation by this
     cell_margin: float = 2.0  # a cell contradicts a label when its reading favours another by this
     epsilon: float = 1e-4  # the floor of a label's probability
-    max_moves: int | None = None  # moves per observation; None: SEQUENCE_LENGTHS, else CATCH_UP
+    max_moves: int | None = None  # moves per observation; None: SEQUENCE_LENGTHS, else 1
     beam: int = 4  # partial sequences kept per depth
 
     def __post_init__(self) -> None:
@@ -78,7 +77,7 @@ class Settings:
 
     def sequence_length(self, game: str) -> int:
         """Returns how many moves one observation may hold for a game."""
-        return self.max_moves or SEQUENCE_LENGTHS.get(game, CATCH_UP)
+        return self.max_moves or SEQUENCE_LENGTHS.get(game, 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +237,24 @@ def _children(game: Game[Any, Any], parent: Hypothesis, scorer: Scorer, seen: se
         score, misfit = scorer.judge(diff)
         yield Hypothesis(parent.moves + (str(move),), state, diff, score, misfit,
                          score - parent.score)
+
+
+def extensions(game: Game[Any, Any], state: Any, scorer: Scorer,
+               sequences: Sequence[Sequence[str]]) -> list[Hypothesis]:
+    """Returns each legal sequence of the given ones extended by one move (a question left
+    unanswered, then the next move): the sequences' states are where the search starts."""
+    found: list[Hypothesis] = []
+    seen: set[Any] = set()
+    for moves in sequences:
+        try:
+            after = game.play_all(list(moves), state)
+        except (IllegalMoveError, InvalidMoveError):
+            continue
+        diff = scorer.diff(view_of(game, after))
+        score, misfit = scorer.judge(diff)
+        parent = Hypothesis(tuple(moves), after, diff, score, misfit, score)
+        found.extend(_children(game, parent, scorer, seen, frozenset()))
+    return found
 
 
 def _extendable(child: Hypothesis, parent: Hypothesis) -> bool:

@@ -14,7 +14,7 @@ from rules import get_game
 from rules.core import Game, IllegalMoveError, InvalidMoveError, Outcome, square_name
 from vision.belief import MAX_STATES, Belief
 from vision.infer import read_change, view_of, visible_moves
-from vision.observation import Observation, noisy_observation
+from vision.observation import CellSeen, Observation, noisy_observation
 
 SIZE = 5
 _HOP = re.compile(r"([a-e][1-5])-([a-e][1-5])")
@@ -266,3 +266,41 @@ def test_seeded_blockade_games_keep_the_truth_in_the_belief() -> None:
             assert belief.state == truth
     # a pyramid nested on one of its colour and size shows in the label: nothing looks alike
     assert reads >= 30 and carried == 0 and asked == 0
+
+
+# -- a question nobody answers -------------------------------------------------------------
+
+
+def tuned_unsure_then(second: dict[str, str]) -> tuple[Any, Belief, Observation]:
+    """Returns Tuned's game, the belief after a cat-or-dog question on b2, and an observation
+    of b2's cat plus the given changes."""
+    game = get_game("tuned")
+    state = game.play_all(["+donkey@a1"])
+    cells = {s: CellSeen.sure(label) for s, label in view_of(game, state).items()}
+    cells["b2"] = CellSeen.from_probs({"cat": 0.55, "dog": 0.4})
+    reading, belief = Belief.start(game, state).read(Observation("tuned", cells))
+    assert reading.kind == "ambiguous" and belief.asked == (("+cat@b2",), ("+dog@b2",))
+    later = {**view_of(game, state), "b2": "cat", **second}
+    return game, belief, Observation.certain("tuned", later)
+
+
+def test_an_unanswered_question_is_settled_by_the_next_move() -> None:
+    game, belief, seen = tuned_unsure_then({"c3": "donkey"})
+    reading, after = belief.read(seen)
+    assert reading.kind == "move" and reading.moves == ("+cat@b2", "+donkey@c3")
+    assert after.certain and after.asked == ()
+    assert after.state == game.play_all(["+donkey@a1", "+cat@b2", "+donkey@c3"])
+
+
+def test_without_a_question_two_changes_are_not_read_as_two_moves() -> None:
+    game = get_game("tuned")
+    state = game.play_all(["+donkey@a1"])
+    seen = Observation.certain("tuned", {**view_of(game, state), "b2": "cat", "c3": "donkey"})
+    reading, _ = Belief.start(game, state).read(seen)
+    assert reading.kind == "illegal"
+
+
+def test_the_next_look_picks_which_candidate_of_the_question_happened() -> None:
+    _, belief, seen = tuned_unsure_then({"b2": "dog", "c3": "donkey"})
+    reading, _ = belief.read(seen)
+    assert reading.kind == "move" and reading.moves == ("+dog@b2", "+donkey@c3")

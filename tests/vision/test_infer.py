@@ -273,29 +273,6 @@ def test_blockade_turns_of_several_piece_moves_are_read_in_one_observation(count
     assert exact >= 3
 
 
-@pytest.mark.parametrize("name", ["block-arena", "block-pt", "tuned", "block-block"])
-def test_a_move_left_unread_is_caught_up_with_the_next_one(name: str) -> None:
-    game, rng = get_game(name), random.Random(7)
-    state, caught = game.initial_state(), 0
-    for _ in range(12):
-        first = any_move(rng, game, state)
-        middle = game.apply(state, first)
-        if game.outcome(middle) is not None:
-            break
-        second = any_move(rng, game, middle)
-        after = game.apply(middle, second)
-        reading = read_change(game, state, observe(game, state, after, rng))
-        if view_of(game, middle) not in (view_of(game, state), view_of(game, after)):
-            assert reading.kind in ("move", "ambiguous"), (first, second, reading)
-            if reading.kind == "move" and len(reading.moves) == 1:  # the two look like one
-                assert view_of(game, game.apply(state, reading.moves[0])) == view_of(game, after)
-            elif reading.kind == "move":
-                assert game.play_all(list(reading.moves), state) == after, (first, second, reading)
-                caught += 1
-        state = middle
-    assert caught >= 3
-
-
 def test_two_pieces_of_one_kind_swapping_targets_look_alike() -> None:
     game = get_game("blockade")
     state = game.play_all(["roll:b3g3"])
