@@ -1,6 +1,8 @@
-"""Every recorded game replays to exactly its truth.json: same moves, no false move. The committed
-fixtures are read as they are; the fast-tier specs that are not committed (to keep the repository
-small) are rendered afresh first, bit for bit as tools/make_fixtures.py writes them."""
+"""Every recorded game replays to exactly its truth.json: same moves, no false move, no alert
+other than the questions listed in QUESTIONS (a question nobody answers in a replay must be
+settled by the next move). The committed fixtures are read as they are; the fast-tier specs that
+are not committed (to keep the repository small) are rendered afresh first, bit for bit as
+tools/make_fixtures.py writes them."""
 
 from __future__ import annotations
 
@@ -16,6 +18,11 @@ from tools.make_fixtures import SPECS, Spec, write_fixture
 FIXTURES = Path(__file__).resolve().parent.parent.parent / "fixtures"
 RECORDINGS = sorted(path.parent for path in FIXTURES.glob("*/truth.json"))
 UNCOMMITTED = [spec for spec in SPECS if not (FIXTURES / spec.name).is_dir()]
+# The questions a replay asks, by recording: on an empty board no camera place is fitted yet,
+# so the dusk game's first upright bar4 may be a bar3; its second move settles it.
+QUESTIONS: dict[str, list[str]] = {
+    "block-block-real-dim": ["ambiguous: bar4:c3.0c3.1c3.2c3.3 or bar3:c3.0c3.1c3.2"],
+}
 
 
 def test_there_are_fixtures() -> None:
@@ -29,7 +36,8 @@ def assert_replays_to_truth(directory: Path) -> None:
     truth = json.loads((directory / "truth.json").read_text(encoding="utf-8"))
     moves = [record["move"] for record in records if "move" in record]
     assert moves == truth["moves"]
-    assert [record for record in records if "alert" in record] == []
+    alerts = [record["alert"] for record in records if "alert" in record]
+    assert alerts == QUESTIONS.get(directory.name, [])
     assert records[-1] == {"outcome": truth["outcome"]}
     frames = [record["frame"] for record in records if "frame" in record]
     assert frames == sorted(frames)

@@ -56,9 +56,9 @@ SPECS = (
     Spec("block-pt-real-dim", "block-pt", None, "dim", 31, 80, full=True),
     Spec("tuned-real-warm", "tuned", None, "low-warm", 25, 12),
     Spec("tuned-real-cool", "tuned", None, "large-cool", 29, 40),
-    Spec("blockade-real-neutral", "blockade", None, "neutral", 27, 12),
+    Spec("blockade-real-neutral", "blockade", None, "neutral", 25, 80, full=True),
     Spec("blockade-real-warm", "blockade", None, "tilted-warm", 29, 11),
     Spec("block-block-real-cool", "block-block", "default", "daylight", 31, 8),
-    Spec("block-block-real-dim", "block-block", "default", "dusk", 30, 8),
+    Spec("block-block-real-dim", "block-block", "default", "dusk", 30, 80, full=True),
 )
 
