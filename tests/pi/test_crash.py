@@ -15,16 +15,17 @@ import pytest
 
 from pi.journal import Journal
 from rules import get_game
+from tools.make_fixtures import SPECS, write_fixture
 
-FIXTURE = Path(__file__).resolve().parent.parent.parent / "fixtures" / "block-pt-cool"
+SPEC = next(spec for spec in SPECS if spec.name == "block-pt-cool")
 
 
-def write_config(tmp_path: Path) -> Path:
+def write_config(tmp_path: Path, recording: Path) -> Path:
     """Writes an appliance config that reads the recorded fixture with no hardware."""
     config = tmp_path / "config.toml"
     config.write_text(
         f'[game]\nname = "block-pt"\n'
-        f'[camera]\nsource = "recorded"\nrecorded_dir = "{FIXTURE}"\nfps = 40\n'
+        f'[camera]\nsource = "recorded"\nrecorded_dir = "{recording}"\nfps = 40\n'
         f'[leds]\nbackend = "simulated"\n[buttons]\nenabled = false\n'
         f'[web]\nhost = "127.0.0.1"\nport = 18765\n'
         f'[journal]\npath = "{tmp_path / "journal.sqlite"}"\n',
@@ -65,8 +66,10 @@ def run_until_killed(config: Path, journal: Path, kill_at: int | None, extra_s: 
 
 @pytest.mark.slow
 def test_sigkill_at_random_points_loses_no_accepted_move(tmp_path: Path) -> None:
-    config = write_config(tmp_path)
-    truth = json.loads((FIXTURE / "truth.json").read_text(encoding="utf-8"))["moves"]
+    write_fixture(SPEC, tmp_path)  # the fast-tier recording, rendered as tools/make_fixtures.py does
+    recording = tmp_path / SPEC.name
+    config = write_config(tmp_path, recording)
+    truth = json.loads((recording / "truth.json").read_text(encoding="utf-8"))["moves"]
     rng = random.Random(7)
     seen: list[list[str]] = []
     journal = tmp_path / "journal.sqlite"
