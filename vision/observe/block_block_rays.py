@@ -176,11 +176,12 @@ def cast(grid: Grid, boxes: FloatArray, place: CameraPlace, reach_mm: FloatArray
     """Returns a grid's rays from a camera place and the pairs they make with every column
     (footprints x0, x1, y0, y1) met below its reach."""
     ray, col = candidates(grid, boxes, place, reach_mm)
-    low, high, face, rate = meet(grid.ground[ray], steps_of(place, grid.ground[ray]), boxes[col],
-                                 place.centre[2] - 1.0)
-    keep = (low < high) & (low < reach_mm[col])
-    return Rays(grid, place, ray[keep], col[keep], low[keep], high[keep], face[keep], rate[keep],
-                *per_ray_table(ray[keep], len(grid.ground)))
+    ground = np.take(grid.ground, ray, axis=0)  # np.take: the same rows as indexing, faster
+    low, high, face, rate = meet(ground, steps_of(place, ground), np.take(boxes, col, axis=0), place.centre[2] - 1.0)
+    keep = np.flatnonzero((low < high) & (low < np.take(reach_mm, col)))
+    ray = np.take(ray, keep)
+    return Rays(grid, place, ray, np.take(col, keep), np.take(low, keep), np.take(high, keep), np.take(face, keep),
+                np.take(rate, keep), *per_ray_table(ray, len(grid.ground)))
 
 
 def within(rays: Rays, reach_mm: FloatArray) -> Rays:
@@ -210,7 +211,7 @@ class Hits:
 def pair_heights(rays: Rays, heights_mm: FloatArray) -> tuple[FloatArray, BoolArray]:
     """Returns per pair where the ray first meets the column under a guess (-1: not at all) and
     whether it is the top there."""
-    height = heights_mm[rays.col]
+    height = np.take(heights_mm, rays.col)
     return np.where(rays.low < height, np.minimum(rays.high, height), -1.0), rays.high >= height
 
 
@@ -231,7 +232,7 @@ def first_hits(rays: Rays, pair_ll: FloatArray, mat_ll: FloatArray, z: FloatArra
     second_z, second_ll = np.zeros(count), np.array(mat_ll, np.float64)
     if not len(rays.rows):
         return Hits(pair, at, ll, second_z, second_ll)
-    heights = np.append(z, -1.0)[rays.table]  # a padding index (-1) takes the appended -1
+    heights = np.take(np.append(z, -1.0), rays.table)  # a padding index (-1) takes the appended -1
     rows = np.arange(len(heights))
     first = np.argmax(heights, axis=1)
     top = heights[rows, first]

@@ -48,6 +48,19 @@ class Sight:
     temperature: float
     start_mm: FloatArray
     start_tops: IntArray
+    kept: dict[str, FloatArray] = field(default_factory=dict, compare=False, repr=False)
+
+    def pair_top(self, tops: IntArray) -> FloatArray:
+        """Returns each pair's log-likelihood of its column's top (Looks.pair_top), from the
+        second call on each top colour's worked out once and kept."""
+        every = self.kept.get("tops")
+        if every is None:
+            if "once" not in self.kept:  # a sight scored once (a camera place tried) gathers only its tops
+                self.kept["once"] = np.zeros(0)
+                return self.look.pair_top(self.rays, tops)
+            every = np.vstack([self.look.tops(colour, self.rays.ray) for colour in range(len(TOPS) + 1)])
+            self.kept["tops"] = every
+        return np.asarray(np.take_along_axis(every, tops[self.rays.col][None, :], axis=0)[0], np.float64)
 
 
 def sight_of(rays: Rays, look: Looks, colours: IntArray, start: list[Column], cube: float,
@@ -88,6 +101,22 @@ class CellRays:
     side: FloatArray
     tops: list[FloatArray]
     halves: list[FloatArray]
+    levels: Levels
+
+
+@dataclass(frozen=True, slots=True)
+class Levels:
+    """What a cell's pairs hold at each height tried (levels x pairs), whatever the guess: whether
+    the ray runs inside the column below that height, where it first meets a column of that
+    height, whether there it meets the top, whether by a top's edge (near_edge), and each top
+    colour's and each half level's log-likelihood by an edge (either the top or the side)."""
+
+    below: BoolArray
+    cap: FloatArray
+    over: BoolArray
+    near: BoolArray
+    edge_tops: list[FloatArray]
+    edge_halves: list[FloatArray]
 
 
 def cell_rays(sight: Sight, cell: Cell) -> CellRays:
@@ -96,12 +125,23 @@ def cell_rays(sight: Sight, cell: Cell) -> CellRays:
     if kept is not None and kept[0] is sight:
         return kept[1]
     rays, pick = sight.rays, cell.pairs
-    ray = rays.ray[pick]
-    found = CellRays(ray, rays.low[pick], rays.high[pick], rays.rate[pick], sight.side[pick],
-                     [sight.look.tops(colour, ray) for colour in range(len(TOPS))],
-                     [half_ll(sight.look, rays, ray, cell.centre, level * sight.cube) for level in cell.half_levels])
+    ray, low, high, rate, side = rays.ray[pick], rays.low[pick], rays.high[pick], rays.rate[pick], sight.side[pick]
+    tops = [sight.look.tops(colour, ray) for colour in range(len(TOPS))]
+    halves = [half_ll(sight.look, rays, ray, cell.centre, level * sight.cube) for level in cell.half_levels]
+    found = CellRays(ray, low, high, rate, side, tops, halves,
+                     levels_of(cell.levels, sight.cube, (low, high, rate, side), tops, halves))
     cell.kept[id(sight)] = (sight, found)
     return found
+
+
+def levels_of(levels: int, cube: float, pairs: tuple[FloatArray, FloatArray, FloatArray, FloatArray],
+              tops: list[FloatArray], halves: list[FloatArray]) -> Levels:
+    """Returns what a cell's pairs (low, high, rate, side) hold at each of its heights."""
+    low, high, rate, side = pairs
+    levels_mm = np.arange(1, levels + 1, dtype=np.float64)[:, None] * cube
+    return Levels(low[None, :] < levels_mm, np.minimum(high[None, :], levels_mm), high[None, :] >= levels_mm,
+                  near_edge(rate[None, :], high[None, :], levels_mm),
+                  [either(colour, side) for colour in tops], [either(half, side) for half in halves])
 
 
 def parse_label(label: str) -> tuple[int, str]:
@@ -127,10 +167,11 @@ def hits_for(sight: Sight, heights_mm: FloatArray, tops: IntArray, edges: bool =
     a ray by a top's edge shows either the top or the side)."""
     rays = sight.rays
     z, on_top = pair_heights(rays, heights_mm)
-    top = sight.look.pair_top(rays, tops)
+    top = sight.pair_top(tops)
     pair_ll = np.where(on_top, top, sight.side)
     if edges:
-        pair_ll = np.where(near_edge(rays.rate, rays.high, heights_mm[rays.col]), either(top, sight.side), pair_ll)
+        near = near_edge(rays.rate, rays.high, heights_mm[rays.col])
+        pair_ll[near] = either(top[near], sight.side[near])
     return first_hits(rays, pair_ll, sight.mat, z)
 
 
@@ -144,20 +185,21 @@ def cell_scores(sight: Sight, hits: Hits, cell: Cell) -> FloatArray:
     (a ray by a top's edge: either the top or the side)."""
     held = cell_rays(sight, cell)
     ray = held.ray
-    mine = hits.pair[ray] >= 0
-    mine &= sight.rays.col[np.maximum(hits.pair[ray], 0)] == cell.index
-    other_z = np.where(mine, hits.second_z[ray], hits.z[ray])
-    other_ll = np.where(mine, hits.second_ll[ray], hits.ll[ray])
-    levels_mm = np.arange(1, cell.levels + 1, dtype=np.float64)[:, None] * sight.cube
-    low, high = held.low[None, :], held.high[None, :]
-    wins = (low < levels_mm) & (np.minimum(high, levels_mm) > other_z[None, :])
-    edge = wins & near_edge(held.rate[None, :], high, levels_mm)
-    top = wins & (high >= levels_mm) & ~edge
-    side_gain = (wins & ~top & ~edge) @ (held.side - other_ll)
-    gains = [top @ (tops - other_ll) + edge @ (either(tops, held.side) - other_ll) + side_gain
-             for tops in held.tops]
-    halves = [float((top[level - 1] @ (half - other_ll).T + edge[level - 1] @ (either(half, held.side) - other_ll).T
-                     ).max() + side_gain[level - 1]) for half, level in zip(held.halves, cell.half_levels)]
+    pair = np.take(hits.pair, ray)
+    mine = (pair >= 0) & (np.take(sight.rays.col, np.maximum(pair, 0)) == cell.index)
+    other_z = np.where(mine, np.take(hits.second_z, ray), np.take(hits.z, ray))
+    other_ll = np.where(mine, np.take(hits.second_ll, ray), np.take(hits.ll, ray))
+    at = held.levels
+    wins = at.below & (at.cap > other_z[None, :])
+    edge = wins & at.near
+    top = wins & at.over & ~edge
+    side_gain = (wins & ~top & ~edge).astype(np.float64) @ (held.side - other_ll)
+    top_at, edge_at = top.astype(np.float64), edge.astype(np.float64)  # cast once for the products
+    gains = [top_at @ (tops - other_ll) + edge_at @ (by_edge - other_ll) + side_gain
+             for tops, by_edge in zip(held.tops, at.edge_tops)]
+    halves = [float((top_at[level - 1] @ (half - other_ll).T + edge_at[level - 1] @ (by_edge - other_ll).T
+                     ).max() + side_gain[level - 1])
+              for half, by_edge, level in zip(held.halves, at.edge_halves, cell.half_levels)]
     ll = float(other_ll.sum()) + np.concatenate([[0.0], *gains, halves])
     return np.asarray(tempered(ll, cell, sight.temperature) + cell.prior, np.float64)
 

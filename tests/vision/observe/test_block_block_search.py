@@ -9,9 +9,10 @@ import numpy as np
 
 from vision.observation import EMPTY
 from vision.observe.block_block_looks import Looks
-from vision.observe.block_block_rays import cast, near_edge, ray_grid
+from vision.observe.block_block_rays import cast, first_hits, near_edge, pair_heights, ray_grid
 from vision.observe.block_block_search import (
-    Cell, Column, cell_scores, changed_groups, group_trials, guess_arrays, hits_for, search_cells, sight_of,
+    Cell, Column, Sight, cell_scores, changed_groups, either, group_trials, guess_arrays, hits_for, search_cells,
+    sight_of,
 )
 from vision.pose import CameraPlace
 
@@ -76,3 +77,38 @@ def test_each_candidates_score_is_the_whole_guess_likelihood_with_edges_either_w
             edges += int(near_edge(rays.rate, rays.high, heights[rays.col]).sum())
         assert np.allclose(scores[:len(whole)] - scores[0], np.array(whole) - whole[0])
     assert edges > 0
+
+
+def remembering_sight() -> Sight:
+    """Returns a sight of three columns with random looks that keep some of a last frame's."""
+    place = CameraPlace((30.0, -40.0, 500.0), 600.0)
+    boxes = np.array([[0.0, 25.5, 0.0, 25.5], [26.5, 52.0, 0.0, 25.5], [0.0, 25.5, 26.5, 52.0]])
+    start = [Column(1, "brown"), Column(0, EMPTY), Column(2, "white")]
+    rays = cast(ray_grid(np.array([-20.0, 150.0, -20.0, 150.0]), 1.0, 40000), boxes, place, np.full(3, 150.0))
+    rng = np.random.default_rng(5)
+    same = np.where(rng.uniform(size=rays.count) < 0.5, -rng.uniform(0, 9, rays.count), np.nan)
+    look = Looks(-rng.uniform(0, 9, rays.count), -rng.uniform(0, 9, (3, rays.count)),
+                 -rng.uniform(0, 9, (3, rays.count)), same, rng.integers(0, 4, rays.count))
+    return sight_of(rays, look, rng.integers(0, 3, (3, 8, 4)), start, 25.0, 1.0)
+
+
+def test_a_sights_tops_are_the_looks_tops_on_every_call() -> None:
+    sight = remembering_sight()
+    for tops in ([0, 1, 2], [2, 0, 1], [1, 1, 0], [0, 2, 2]):
+        wanted = sight.look.pair_top(sight.rays, np.array(tops, np.int64))
+        assert np.array_equal(sight.pair_top(np.array(tops, np.int64)), wanted)
+    assert "tops" in sight.kept
+
+
+def test_hits_show_either_surface_just_by_a_tops_edge() -> None:
+    sight, rays = remembering_sight(), remembering_sight().rays
+    for labels in (["brown@3", "white@2", "white@4"], ["half@2", EMPTY, "brown@1"]):
+        heights, tops = guess_arrays(labels, 25.0)
+        z, on_top = pair_heights(rays, heights)
+        top = sight.look.pair_top(rays, tops)
+        near = near_edge(rays.rate, rays.high, heights[rays.col])
+        pair_ll = np.where(near, either(top, sight.side), np.where(on_top, top, sight.side))
+        wanted, found = first_hits(rays, pair_ll, sight.mat, z), hits_for(sight, heights, tops)
+        assert near.any()
+        for name in ("pair", "z", "ll", "second_z", "second_ll"):
+            assert np.array_equal(getattr(found, name), getattr(wanted, name)), name
