@@ -9,7 +9,7 @@ import numpy as np
 
 from vision.observation import EMPTY
 from vision.observe.block_block_looks import Looks
-from vision.observe.block_block_rays import cast, first_hits, near_edge, pair_heights, ray_grid
+from vision.observe.block_block_rays import Rays, cast, first_hits, near_edge, pair_heights, ray_grid
 from vision.observe.block_block_search import (
     Cell, Column, Sight, cell_scores, changed_groups, either, group_trials, guess_arrays, hits_for, search_cells,
     sight_of,
@@ -55,11 +55,18 @@ def test_an_empty_column_is_never_moved() -> None:
     assert group_trials(cells, chosen, (0, 1)) == []
 
 
-def test_each_candidates_score_is_the_whole_guess_likelihood_with_edges_either_way() -> None:
+START = [Column(1, "brown"), Column(0, EMPTY), Column(2, "white")]
+
+
+def three_column_rays() -> Rays:
+    """Returns the rays of a camera over three columns (a1, b1, a2) on a 26 mm grid."""
     place = CameraPlace((30.0, -40.0, 500.0), 600.0)
     boxes = np.array([[0.0, 25.5, 0.0, 25.5], [26.5, 52.0, 0.0, 25.5], [0.0, 25.5, 26.5, 52.0]])
-    start = [Column(1, "brown"), Column(0, EMPTY), Column(2, "white")]
-    rays = cast(ray_grid(np.array([-20.0, 150.0, -20.0, 150.0]), 1.0, 40000), boxes, place, np.full(3, 150.0))
+    return cast(ray_grid(np.array([-20.0, 150.0, -20.0, 150.0]), 1.0, 40000), boxes, place, np.full(3, 150.0))
+
+
+def test_each_candidates_score_is_the_whole_guess_likelihood_with_edges_either_way() -> None:
+    start, rays = START, three_column_rays()
     rng = np.random.default_rng(3)
     look = Looks(-rng.uniform(0, 9, rays.count), -rng.uniform(0, 9, (3, rays.count)),
                  -rng.uniform(0, 9, (3, rays.count)))
@@ -81,10 +88,7 @@ def test_each_candidates_score_is_the_whole_guess_likelihood_with_edges_either_w
 
 def remembering_sight() -> Sight:
     """Returns a sight of three columns with random looks that keep some of a last frame's."""
-    place = CameraPlace((30.0, -40.0, 500.0), 600.0)
-    boxes = np.array([[0.0, 25.5, 0.0, 25.5], [26.5, 52.0, 0.0, 25.5], [0.0, 25.5, 26.5, 52.0]])
-    start = [Column(1, "brown"), Column(0, EMPTY), Column(2, "white")]
-    rays = cast(ray_grid(np.array([-20.0, 150.0, -20.0, 150.0]), 1.0, 40000), boxes, place, np.full(3, 150.0))
+    start, rays = START, three_column_rays()
     rng = np.random.default_rng(5)
     same = np.where(rng.uniform(size=rays.count) < 0.5, -rng.uniform(0, 9, rays.count), np.nan)
     look = Looks(-rng.uniform(0, 9, rays.count), -rng.uniform(0, 9, (3, rays.count)),
