@@ -18,10 +18,11 @@ from tools.make_fixtures import SPECS, Spec, write_fixture
 FIXTURES = Path(__file__).resolve().parent.parent.parent / "fixtures"
 RECORDINGS = sorted(path.parent for path in FIXTURES.glob("*/truth.json"))
 UNCOMMITTED = [spec for spec in SPECS if not (FIXTURES / spec.name).is_dir()]
-# The questions a replay asks, by recording: on an empty board no camera place is fitted yet,
-# so the dusk game's first upright bar4 may be a bar3; its second move settles it.
+# The questions a replay asks, by recording: on an empty board no camera place is fitted yet, so
+# a first upright bar4 seen from a camera looking nearly straight down may be a bar3 seen from
+# a lower camera; the second move settles it.
 QUESTIONS: dict[str, list[str]] = {
-    "block-block-real-dim": ["ambiguous: bar4:c3.0c3.1c3.2c3.3 or bar3:c3.0c3.1c3.2"],
+    "block-block-cool": ["ambiguous: bar4:c3.0c3.1c3.2c3.3 or bar3:c3.0c3.1c3.2"],
 }
 
 

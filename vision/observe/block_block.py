@@ -34,7 +34,7 @@ from vision.observe.block_block_place import (
     PLACE_TEMPERATURE, Placing, family_place, family_range, fit, merged, placed, unknown,
 )
 from vision.observe.block_block_search import (
-    Cell, Column, Sight, cell_scores, guess, guess_arrays, hits_for, label_of, lift_together, polish, reached,
+    Cell, Column, Sight, guess, guess_arrays, hits_for, label_of, lift_together, polish,
     search_cells, sight_of, solve,
 )
 from vision.observe.colours import ColourMemory
@@ -49,8 +49,10 @@ REGION_LEVELS = 3  # the ray region grows in steps of this many cubes (so it las
 TEMPERATURE, UNFITTED_TEMPERING = 6.0, 3.0  # rays per independent look; more, place unfitted
 MIN_LISTED, GEOMETRIES = 1e-6, 4  # least listed probability; ray sets kept
 SAME_VIEW_PX, REFIT_CUBES = 2.0, 2  # a view's place is kept while its grid stays this close
+SURE_DOUBT = 0.05  # a place in more doubt (log focal length) is fitted again at every cube added
 REGION_PAD_MM = 20.0  # the ray region's margin for a place fitted a little sideways
 VIEW_WEIGHTS = (2.0, 1.0, 1.0)  # the prior weights of the fitted place and one doubt either side
+UNFITTED_SHIFTS = (-1.0, -0.5, 0.5, 1.0)  # with no place fitted, more places along the family (in doubts)
 PARALLAX_PX, MOST_TEMPERING = 1.5, 25.0  # one cube moving a top's corner less than this is tempered
 
 
@@ -193,6 +195,7 @@ class Frame:
     colours: IntArray  # each column's side colours (columns x levels x sides)
     boxes: FloatArray  # each column's footprint
     tempering: FloatArray  # each cell's (parallax_tempering)
+    fitted: bool  # the place was fitted on pieces (else it is the family's middle, doubting it all)
 
 
 def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None = None,
@@ -227,7 +230,7 @@ def look_at(scene: Scene, board: Mapping[str, Any], columns: list[Column], memor
     cubes = sum(column.height for column in columns)
     fitted = memory.placing is not None and same_view(memory, view)
     placing = memory.placing if fitted and memory.placing is not None else unknown(view, anchor)
-    refit = cubes >= (max(REFIT_CUBES, int(1.5 * memory.place_cubes)) if fitted else 1)
+    refit = cubes >= refit_cubes(memory, placing) if fitted else cubes >= 1
     reach = np.array([(column.height + LEVELS_AHEAD) * cube for column in columns])
     widest = REGION_LEVELS * math.ceil((max(c.height for c in columns) + LEVELS_AHEAD) / REGION_LEVELS) * cube
     places = [placed(view, anchor, placing, shift) for shift in (0.0, -1.0, 1.0)]
@@ -243,7 +246,17 @@ def look_at(scene: Scene, board: Mapping[str, Any], columns: list[Column], memor
     temperature = TEMPERATURE * (1.0 if fitted or refit else UNFITTED_TEMPERING)
     sight = sight_of(rays, look, colours, columns, cube, temperature)
     tempering = parallax_tempering(scene, placed(view, anchor, placing), columns, cube)
-    return Frame(scene, memory, placing, (region, widest, reach), sight, colours, boxes, tempering)
+    return Frame(scene, memory, placing, (region, widest, reach), sight, colours, boxes, tempering,
+                 fitted or refit)
+
+
+def refit_cubes(memory: BlockBlockMemory, placing: Placing) -> int:
+    """Returns how many cubes the position must hold for the fitted place to be fitted again: half
+    as many again as it was fitted on, or one more while it is in doubt (a fit on a few low
+    pieces may lie a tenth off in focal length, which the next tall piece would be read by)."""
+    if placing.doubt > SURE_DOUBT:
+        return memory.place_cubes + 1
+    return max(REFIT_CUBES, int(1.5 * memory.place_cubes))
 
 
 def parallax_tempering(scene: Scene, place: CameraPlace, columns: list[Column], cube: float) -> FloatArray:
@@ -294,47 +307,66 @@ def calibrated(scene: Scene, memory: BlockBlockMemory, rays: Rays, columns: list
 
 def steady_looks(scene: Scene, memory: BlockBlockMemory, rays: Rays, shown: tuple[Surfaces, BoolArray],
                  labels: list[str], fallback: tuple[Looks, tuple[float, float]]) -> Looks:
-    """Returns the prototype looks of the last still frame when it was read to show the position
-    from this view (the move being read would mislead a fit of the camera place), else of this
-    frame (fallback: its looks and noise); shown: the position's surfaces and the plain mat."""
+    """Returns the prototype looks of the last still frame from this view (the move being read
+    would mislead a fit of the camera place), blind on the rays that may meet a column it was
+    read to show otherwise than the position holds; with no such frame, of this frame
+    (fallback: its looks and noise); shown: the position's surfaces and the plain mat."""
     last = memory.last
-    if last is None or last[1] != tuple(labels) or not same_view(memory, scene.view, last[0].view):
+    if last is None or not same_view(memory, scene.view, last[0].view):
         return fallback[0]
     colours = sampled(memory, last[0], rays.grid.ground)
     factor = exposure(memory, colours, shown[0].sure & (shown[0].code == -1))
-    return student_looks(memory, colours * factor, shown[1], fallback[1], None, None)
+    looks = student_looks(memory, colours * factor, shown[1], fallback[1], None, None)
+    disputed = [i for i, (read, held) in enumerate(zip(last[1], labels)) if read != held]
+    return blind(looks, np.unique(rays.ray[np.isin(rays.col, disputed)])) if disputed else looks
+
+
+def blind(looks: Looks, ray: IntArray) -> Looks:
+    """Returns the looks with some rays telling nothing: every surface alike there."""
+    ground, top, side = looks.ground.copy(), looks.top.copy(), looks.side.copy()
+    ground[ray], top[:, ray], side[:, ray] = 0.0, 0.0, 0.0
+    return Looks(ground, top, side, looks.same, looks.before)
 
 
 def read_cells(ready: Frame, cells: list[Cell], columns: list[Column]) -> list[FloatArray]:
-    """Returns every cell's candidate probabilities: the settled guess, read from the fitted place
-    and from a doubtful one either side along the focal family (again only for the cells that
-    changed and those whose rays cross theirs; the others keep the fitted place's reading)."""
-    sight, scene = ready.sight, ready.scene
-    region, widest, reach = ready.region
-    chosen, scores = lift_together(sight, cells, polish(sight, cells, solve(sight, cells)))
-    labels = guess(cells, chosen)
-    fits, views = [float(hits_for(sight, *guess_arrays(labels, sight.cube)).ll.sum())], [scores]
-    touched = np.zeros(sight.rays.count, np.bool_)
-    for cell in cells:
-        if labels[cell.index] != label_of(cell.start):
-            touched[sight.rays.ray[cell.pairs]] = True
-    doubted = reached(sight.rays, cells, touched)
+    """Returns every cell's candidate probabilities averaged over camera places along the focal
+    family: the fitted place and a doubtful one either side, or, with no place fitted, places
+    spread over the whole family alike. The guess is settled afresh from each place and each
+    place weighs by its own guess's fit, so a height the lens can trade for (an upright bar3
+    from a lower camera, a bar4 from a higher one) stays in doubt for the players to settle,
+    instead of going to the height the middle place prefers."""
+    sight = ready.sight
+    chosen, scores = settled(sight, cells)
+    fits, views = [float(hits_for(sight, *guess_arrays(guess(cells, chosen), sight.cube)).ll.sum())], [scores]
+    shifts, prior = ((-1.0, 1.0), VIEW_WEIGHTS) if ready.fitted else (UNFITTED_SHIFTS, (1.0,) * (len(UNFITTED_SHIFTS) + 1))
+    for shift in shifts:
+        other, again = shifted(ready, columns, shift)
+        chosen, scores = settled(other, again)
+        fits.append(float(hits_for(other, *guess_arrays(guess(again, chosen), other.cube)).ll.sum()))
+        views.append(scores)
+    return marginal(np.array(fits), views, cells, prior)
+
+
+def settled(sight: Sight, cells: list[Cell]) -> tuple[list[int], list[FloatArray]]:
+    """Returns the settled choice of every cell and its candidate log-posteriors."""
+    return lift_together(sight, cells, polish(sight, cells, solve(sight, cells)))
+
+
+def shifted(ready: Frame, columns: list[Column], shift: float) -> tuple[Sight, list[Cell]]:
+    """Returns the sight from the place a number of doubts along the focal family, and its cells."""
+    scene, (region, widest, reach) = ready.scene, ready.region
+    place = placed(scene.view, scene.place, ready.placing, shift)
+    moved = cached_rays(ready.memory, ready.boxes, region, place, widest, reach)
+    other = sight_of(moved, ready.sight.look, ready.colours, columns, ready.sight.cube, ready.sight.temperature)
     centres = [scene.cell_centre(s) for s in scene.squares()]
-    for shift in (-1.0, 1.0):
-        place = placed(scene.view, scene.place, ready.placing, shift)
-        moved = cached_rays(ready.memory, ready.boxes, region, place, widest, reach)
-        other = sight_of(moved, sight.look, ready.colours, columns, sight.cube, sight.temperature)
-        hits = hits_for(other, *guess_arrays(labels, sight.cube))
-        again = search_cells(other, columns, scene.squares(), centres, LEVELS_AHEAD, ready.tempering)
-        fits.append(float(hits.ll.sum()))
-        views.append([cell_scores(other, hits, again[i]) if i in doubted else scores[i] for i in range(len(cells))])
-    return marginal(np.array(fits), views, cells)
+    return other, search_cells(other, columns, scene.squares(), centres, LEVELS_AHEAD, ready.tempering)
 
 
-def marginal(fits: FloatArray, views: list[list[FloatArray]], cells: list[Cell]) -> list[FloatArray]:
-    """Returns each cell's probabilities averaged over the fitted place and a doubtful one either
-    side (fits: the guess's log-likelihood from each)."""
-    weights = np.array(VIEW_WEIGHTS) * np.exp((fits - fits.max()) / PLACE_TEMPERATURE)
+def marginal(fits: FloatArray, views: list[list[FloatArray]], cells: list[Cell],
+             prior: tuple[float, ...]) -> list[FloatArray]:
+    """Returns each cell's probabilities averaged over camera places (fits: the guess's
+    log-likelihood from each; prior: each place's weight before it)."""
+    weights = np.array(prior) * np.exp((fits - fits.max()) / PLACE_TEMPERATURE)
     weights /= weights.sum()
     probs = []
     for cell in cells:
