@@ -34,7 +34,7 @@ from vision.observe.block_block_place import (
     PLACE_TEMPERATURE, Placing, family_place, family_range, fit, merged, placed, unknown,
 )
 from vision.observe.block_block_search import (
-    Cell, Column, Sight, guess, guess_arrays, hits_for, label_of, lift_together, polish,
+    Cell, Column, Sight, cell_scores, guess, guess_arrays, hits_for, label_of, lift_together, polish, reached,
     search_cells, sight_of, solve,
 )
 from vision.observe.colours import ColourMemory
@@ -49,7 +49,8 @@ REGION_LEVELS = 3  # the ray region grows in steps of this many cubes (so it las
 TEMPERATURE, UNFITTED_TEMPERING = 6.0, 3.0  # rays per independent look; more, place unfitted
 MIN_LISTED, GEOMETRIES = 1e-6, 4  # least listed probability; ray sets kept
 SAME_VIEW_PX, REFIT_CUBES = 2.0, 2  # a view's place is kept while its grid stays this close
-SURE_DOUBT = 0.05  # a place in more doubt (log focal length) is fitted again at every cube added
+SURE_DOUBT = 0.05  # a place in more doubt (log focal length) is fitted again at every cube added,
+                   # and its reading settles the guess afresh from each place
 REGION_PAD_MM = 20.0  # the ray region's margin for a place fitted a little sideways
 VIEW_WEIGHTS = (2.0, 1.0, 1.0)  # the prior weights of the fitted place and one doubt either side
 UNFITTED_SHIFTS = (-1.0, -0.5, 0.5, 1.0)  # with no place fitted, more places along the family (in doubts)
@@ -331,13 +332,24 @@ def blind(looks: Looks, ray: IntArray) -> Looks:
 def read_cells(ready: Frame, cells: list[Cell], columns: list[Column]) -> list[FloatArray]:
     """Returns every cell's candidate probabilities averaged over camera places along the focal
     family: the fitted place and a doubtful one either side, or, with no place fitted, places
-    spread over the whole family alike. The guess is settled afresh from each place and each
-    place weighs by its own guess's fit, so a height the lens can trade for (an upright bar3
-    from a lower camera, a bar4 from a higher one) stays in doubt for the players to settle,
-    instead of going to the height the middle place prefers."""
+    spread over the whole family alike. A place in doubt (more than SURE_DOUBT, or none fitted)
+    settles the guess afresh from each place, each weighed by its own guess's fit, so that a
+    height the lens can trade for (an upright bar3 from a lower camera, a bar4 from a higher one)
+    stays in doubt for the players to settle instead of going to the height the middle place
+    prefers; a sure place keeps the middle place's guess (again only for the cells that changed
+    and those whose rays cross theirs; the others keep the fitted place's reading)."""
     sight = ready.sight
     chosen, scores = settled(sight, cells)
-    fits, views = [float(hits_for(sight, *guess_arrays(guess(cells, chosen), sight.cube)).ll.sum())], [scores]
+    labels = guess(cells, chosen)
+    fits, views = [float(hits_for(sight, *guess_arrays(labels, sight.cube)).ll.sum())], [scores]
+    if ready.fitted and ready.placing.doubt <= SURE_DOUBT:
+        doubted = changed_reach(sight, cells, labels)
+        for shift in (-1.0, 1.0):
+            other, again = shifted(ready, columns, shift)
+            hits = hits_for(other, *guess_arrays(labels, sight.cube))
+            fits.append(float(hits.ll.sum()))
+            views.append([cell_scores(other, hits, again[i]) if i in doubted else scores[i] for i in range(len(cells))])
+        return marginal(np.array(fits), views, cells, VIEW_WEIGHTS)
     shifts, prior = ((-1.0, 1.0), VIEW_WEIGHTS) if ready.fitted else (UNFITTED_SHIFTS, (1.0,) * (len(UNFITTED_SHIFTS) + 1))
     for shift in shifts:
         other, again = shifted(ready, columns, shift)
@@ -345,6 +357,15 @@ def read_cells(ready: Frame, cells: list[Cell], columns: list[Column]) -> list[F
         fits.append(float(hits_for(other, *guess_arrays(guess(again, chosen), other.cube)).ll.sum()))
         views.append(scores)
     return marginal(np.array(fits), views, cells, prior)
+
+
+def changed_reach(sight: Sight, cells: list[Cell], labels: list[str]) -> list[int]:
+    """Returns the cells whose guess differs from the position and those whose rays cross theirs."""
+    touched = np.zeros(sight.rays.count, np.bool_)
+    for cell in cells:
+        if labels[cell.index] != label_of(cell.start):
+            touched[sight.rays.ray[cell.pairs]] = True
+    return reached(sight.rays, cells, touched)
 
 
 def settled(sight: Sight, cells: list[Cell]) -> tuple[list[int], list[FloatArray]]:
