@@ -17,6 +17,8 @@ from vision.expect import expected_view
 from vision.infer import Reading, read_change
 from vision.observation import EMPTY, is_label
 from vision.observe import block_block
+from vision.observe.block_block_looks import Looks
+from vision.observe.block_block_place import Placing
 from vision.observe.colours import ColourMemory
 from vision.observe.context import ObserveError
 from vision.render.record import PRESETS
@@ -130,6 +132,26 @@ def test_bad_input_raises_one_clear_error_and_leaves_the_memory_alone() -> None:
         block_block.observe("frame", GAME.board(state), memory)  # type: ignore[arg-type]
     assert all(np.array_equal(memory.lab(name), before[name]) for name in memory.names)
     assert memory.placing is None and not memory.geometry and memory.last is None
+
+
+def test_blind_rays_score_every_surface_alike_and_the_others_keep_theirs() -> None:
+    rng = np.random.default_rng(3)
+    looks = Looks(rng.normal(size=6), rng.normal(size=(3, 6)), rng.normal(size=(3, 6)),
+                  rng.normal(size=6), np.zeros(6, np.int64))
+    seen = block_block.blind(looks, np.array([1, 4]))
+    assert np.all(seen.ground[[1, 4]] == 0.0) and np.all(seen.top[:, [1, 4]] == 0.0)
+    assert np.all(seen.side[:, [1, 4]] == 0.0)
+    kept = [0, 2, 3, 5]
+    assert np.array_equal(seen.ground[kept], looks.ground[kept])
+    assert np.array_equal(seen.top[:, kept], looks.top[:, kept]) and seen.same is looks.same
+    assert not np.all(looks.ground[[1, 4]] == 0.0)  # the looks given are left alone
+
+
+def test_a_doubtful_place_is_fitted_again_at_every_cube_added() -> None:
+    memory = block_block.new_memory(KIT)
+    memory.place_cubes = 6
+    assert block_block.refit_cubes(memory, Placing(0.0, (0.0, 0.0), block_block.SURE_DOUBT * 2)) == 7
+    assert block_block.refit_cubes(memory, Placing(0.0, (0.0, 0.0), block_block.SURE_DOUBT / 2)) == 9
 
 
 def test_a_tuned_scene_is_refused() -> None:
