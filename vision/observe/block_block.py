@@ -8,9 +8,10 @@ taller top shows larger, farther out, over more side) gives the height. From the
 best non-overlapping cell changes are taken until none gains, then single changes are undone
 where the whole guess gains (block_block_search). Probabilities: tempered likelihoods plus a
 prior (few cells change, legal moves only add cubes), averaged over the fitted camera place and
-a doubtful one either side along the lens's focal family (block_block_place). The place is
-fitted on the position's pieces and kept, with the prototypes, rays and last frame, in the
-memory (new_memory) between observations.
+a doubtful one either side along the lens's focal family (block_block_place), the guess settled
+afresh from each while the place is in doubt. The place is fitted on the position's pieces in
+the last still frame and kept, with the prototypes, rays and last frame, in the memory
+(new_memory) between observations.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ SURE_DOUBT = 0.05  # a place in more doubt (log focal length) is fitted again at
 REGION_PAD_MM = 20.0  # the ray region's margin for a place fitted a little sideways
 VIEW_WEIGHTS = (2.0, 1.0, 1.0)  # the prior weights of the fitted place and one doubt either side
 UNFITTED_SHIFTS = (-1.0, -0.5, 0.5, 1.0)  # with no place fitted, more places along the family (in doubts)
+UNFITTED_WEIGHTS = (1.0,) * (len(UNFITTED_SHIFTS) + 1)  # ... all alike, the middle one included
 PARALLAX_PX, MOST_TEMPERING = 1.5, 25.0  # one cube moving a top's corner less than this is tempered
 
 
@@ -348,9 +350,10 @@ def read_cells(ready: Frame, cells: list[Cell], columns: list[Column]) -> list[F
             other, again = shifted(ready, columns, shift)
             hits = hits_for(other, *guess_arrays(labels, sight.cube))
             fits.append(float(hits.ll.sum()))
-            views.append([cell_scores(other, hits, again[i]) if i in doubted else scores[i] for i in range(len(cells))])
+            views.append([cell_scores(other, hits, again[i]) if i in doubted else scores[i]
+                          for i in range(len(cells))])
         return marginal(np.array(fits), views, cells, VIEW_WEIGHTS)
-    shifts, prior = ((-1.0, 1.0), VIEW_WEIGHTS) if ready.fitted else (UNFITTED_SHIFTS, (1.0,) * (len(UNFITTED_SHIFTS) + 1))
+    shifts, prior = ((-1.0, 1.0), VIEW_WEIGHTS) if ready.fitted else (UNFITTED_SHIFTS, UNFITTED_WEIGHTS)
     for shift in shifts:
         other, again = shifted(ready, columns, shift)
         chosen, scores = settled(other, again)
