@@ -233,7 +233,7 @@ def look_at(scene: Scene, board: Mapping[str, Any], columns: list[Column], memor
     cubes = sum(column.height for column in columns)
     fitted = memory.placing is not None and same_view(memory, view)
     placing = memory.placing if fitted and memory.placing is not None else unknown(view, anchor)
-    refit = cubes >= refit_cubes(memory, placing) if fitted else cubes >= 1
+    refit = cubes >= (refit_cubes(memory, placing) if fitted else 1)
     reach = np.array([(column.height + LEVELS_AHEAD) * cube for column in columns])
     widest = REGION_LEVELS * math.ceil((max(c.height for c in columns) + LEVELS_AHEAD) / REGION_LEVELS) * cube
     places = [placed(view, anchor, placing, shift) for shift in (0.0, -1.0, 1.0)]
