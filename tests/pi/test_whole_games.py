@@ -1,4 +1,4 @@
-"""Whole fast-tier BLOCK.BLOCK games that once read a false move, rendered afresh and replayed:
+"""Whole fast-tier games that once read a false move or stopped part-way, rendered afresh and replayed:
 every move must now be read right, and the only alerts allowed are questions (a question nobody
 answers in a replay is settled by a later move)."""
 
@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from pi.replay import replay
 from tools.envelope_sweep import name_of, write_one
@@ -39,5 +41,17 @@ def test_a_place_first_fitted_on_low_pieces_does_not_make_a_bar3_a_bar4(tmp_path
     spec = Spec("block-block-neutral-101", "block-block", "default", "neutral", 101, 80, full=True)
     write_fixture(spec, tmp_path)
     moves, alerts, truth = replayed(tmp_path / spec.name)
+    assert moves == truth
+    assert all(alert.startswith("ambiguous: ") for alert in alerts)
+
+
+@pytest.mark.slow
+def test_a_medium_leaving_a_corner_stack_nobody_can_track_is_read(tmp_path: Path) -> None:
+    # A yellow Medium left the corner stack of five on a1, whose top no band could be tracked
+    # on: the cell was judged with no evidence and read as unchanged, so a1-c2 was illegal.
+    # Two plies later a1 was judged from a picture taken before the Medium left, against the
+    # four the referee had played there.
+    write_one(tmp_path, "blockade", None, 204)
+    moves, alerts, truth = replayed(tmp_path / name_of("blockade", None, 204))
     assert moves == truth
     assert all(alert.startswith("ambiguous: ") for alert in alerts)

@@ -9,10 +9,12 @@ look's labels share its score. Within a look, the labels share its probability b
 stacks explain what changed on the cell since the last frame read (the parallax of its top, its
 shadow), with a cost for every piece that must have moved; new stacks about as tall (a Medium or
 a Small nested on a Large) are told apart by it only a little, leaving that to the legal moves. A
-cell that cannot be judged so (no frame read before, the camera moved, a cell read as changed
-last time) gives most of it to the label the current position holds, so the inference
-(vision/infer.py) explains the change with legal moves. A clear Large shows the mat through a
-tinted shell, close to an empty square's colour, so its outline carries much of the evidence.
+cell judged with no evidence (no band of its top tracked, no shadow) keeps only the cost per
+piece, which rules out no look-alike one piece away. A cell that cannot be judged (no frame read
+before, the camera moved, a cell read as another stack than the referee's) gives most of it to
+the label the current position holds, so the inference (vision/infer.py) explains the change
+with legal moves. A clear Large shows the mat through a tinted shell, close to an empty square's
+colour, so its outline carries much of the evidence.
 """
 
 from __future__ import annotations
@@ -251,9 +253,9 @@ def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None 
     scene = placed(kept.nesting, scene, now, board)
     stacks = stacks_of(board)
     weights = {square: judged_weights(scene, square, stacks[square], found)
-               for square, found in changes(kept.nesting, scene, now, board).items() if found}
+               for square, found in changes(kept.nesting, scene, now, board).items()}
     believed: dict[str, Stack] = {}
     game = replace(BLOCKADE, read=partial(_read, weights=weights, believed=believed))
     seen = observe_stacks(game, scene, board, memory, new_memory, frame)
-    remember(kept.nesting, scene, now, believed)
+    remember(kept.nesting, scene, now, believed, stacks)
     return seen

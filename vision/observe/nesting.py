@@ -4,9 +4,10 @@ A pyramid nested on one of its own colour and size (or a Small on its colour's L
 nothing colour shows. It does change two things a camera sees: the top stands higher, so its
 texture moves by parallax (vision.observe.heights), and the stack's shadow reaches further across
 the mat (vision.observe.shadows). Both are read on the cells the last frame read was read to show
-as the referee's position holds them (a cell read as changed is judged again from the next frame
-on): a cell's top is tracked from the first frame since which it was read to hold its stack, the
-shadows from the last frame. For each candidate stack that colour cannot tell from the current
+as the referee's position holds them, or where the referee has since played a move whose result
+looks, to colour, like what was read (the legal moves chose between look-alikes): a cell's top is
+tracked from the first frame since which it was read to hold its stack (from the last frame read
+where the referee has just moved), the shadows from the last frame. For each candidate stack that colour cannot tell from the current
 one (the same look) both say how well it explains what changed. Every cell's rise is read from
 the shadows at once, so a neighbour's shadow changing is not taken for its own. Per board fix, the
 first frame read chooses the camera place (vision.observe.pyramid_place) and fits the lights;
@@ -17,7 +18,7 @@ shadows meet it stay: a move recomputes only the cells it can affect.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 from typing import Any, Callable, Hashable, Mapping, Protocol, Sequence, TypeVar
 
@@ -32,7 +33,7 @@ from vision.observe.heights import (
     seen_at, shift_of, surface, template, top_points, top_view, track,
 )
 from vision.observe.pyramids import (
-    CLEAR, MOVERS, Stack, apex_of, candidates, near, same_look, stack_blocks, stacks_of,
+    CLEAR, MOVERS, Stack, apex_of, candidates, look_of, near, same_look, stack_blocks, stacks_of,
 )
 from vision.observe.shadows import (
     Casters, Darkening, Light, added_shadow, brightness, calibrated_rises, fit_lights, joint_rises, outlines_of,
@@ -66,13 +67,15 @@ class Evidence(Protocol):
 @dataclass(frozen=True, slots=True)
 class Reference:
     """The last still frame read (its scene, and its picture ready to track), the stack (bottom
-    first, colours chosen) each of its cells was read to hold, and, per cell, the picture of the
-    first frame since which it was read to hold that stack (its top is tracked from there)."""
+    first, colours chosen) each of its cells was read to hold, per cell the picture of the first
+    frame since which it was read to hold that stack (its top is tracked from there), and the
+    stacks the referee's position held when it was read."""
 
     scene: Scene
     picture: Picture
     stacks: Mapping[str, Stack]
     since: Mapping[str, Picture]
+    held: Mapping[str, Stack] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,14 +106,16 @@ class Memory:
     predictions: dict[Hashable, list[FloatArray | None]] | None = None
 
 
-def remember(memory: Memory, scene: Scene, now: Picture, stacks: Mapping[str, Stack]) -> None:
-    """Keeps a frame just read, and the stack each cell was read to hold, as the reference for
-    the next (a cell read to hold the same stack as before keeps the picture it is tracked from)."""
+def remember(memory: Memory, scene: Scene, now: Picture, stacks: Mapping[str, Stack],
+             held: Mapping[str, Stack]) -> None:
+    """Keeps a frame just read, the stack each cell was read to hold and those the referee's
+    position held, as the reference for the next (a cell read to hold the same stack as before
+    keeps the picture it is tracked from)."""
     old = memory.reference
     kept = old is not None and same_fix(old.scene, scene)
     since = {square: old.since[square] if old is not None and kept and old.stacks.get(square) == layers
              and square in old.since else now for square, layers in stacks.items()}
-    memory.reference = Reference(scene, now, dict(stacks), since)
+    memory.reference = Reference(scene, now, dict(stacks), since, dict(held))
 
 
 def fix_key(scene: Scene) -> bytes:
@@ -143,30 +148,42 @@ def changes(memory: Memory, scene: Scene, now: Picture, board: Mapping[str, Any]
     if reference is None or not same_fix(reference.scene, scene):
         return {}
     stacks = stacks_of(board)
-    judged = [square for square, layers in stacks.items() if reference.stacks.get(square) == layers]
+    judged = [square for square, layers in stacks.items() if shown_then(reference, square, layers)]
     found: dict[str, list[Evidence]] = {square: [] for square in judged}
-    for square, shifts in tracked(memory, reference, scene, now, stacks, judged).items():
+    since = {square: reference.since[square] if reference.stacks.get(square) == stacks[square]
+             else reference.picture for square in judged}
+    for square, shifts in tracked(memory, since, scene, now, stacks).items():
         found[square].extend(shifts)
     for square, shadow in shadowed(memory, scene, reference.picture, now, stacks, judged, lights).items():
         found[square].append(shadow)
     return found
 
 
+def shown_then(reference: Reference, square: str, layers: Stack) -> bool:
+    """Tells whether the last frame read showed a cell holding a stack: it was read so, or the
+    referee has since played a move there whose result colour cannot tell from what was read
+    (which of two look-alikes came is the legal moves' call, not the reading's)."""
+    read = reference.stacks.get(square)
+    if read is None or read == layers:
+        return read is not None
+    return reference.held.get(square, layers) != layers and look_of(read) == look_of(layers)
+
+
 # -- parallax ----------------------------------------------------------------------------------
 
 
-def tracked(memory: Memory, reference: Reference, scene: Scene, now: Picture, stacks: Mapping[str, Stack],
-            judged: Sequence[str]) -> dict[str, list[Shift]]:
-    """Returns how each judged cell's opaque top moved since it was first read to hold its
-    stack, band by band (where it is tracked, and what each candidate predicts there, is kept
-    while that holds)."""
+def tracked(memory: Memory, since: Mapping[str, Picture], scene: Scene, now: Picture,
+            stacks: Mapping[str, Stack]) -> dict[str, list[Shift]]:
+    """Returns how each judged cell's opaque top moved since the picture it is tracked from
+    (`since`: the first frame since which it was read to hold its stack, or the last frame read
+    when the referee has just moved there), band by band (where it is tracked, and what each
+    candidate predicts there, is kept while that holds)."""
     old = replace(memory)
     memory.views, memory.fronts, memory.tracks, memory.templates, memory.predictions = {}, {}, {}, {}, {}
     found: dict[str, list[Shift | None]] = {}
-    for square in judged:
+    for square, before in since.items():
         if stacks[square][-1][0] != CLEAR:
             key, bands = _bands(memory, old, scene, square, stacks)
-            before = reference.since[square]
             found[square] = [_shift(memory, old, (key, index, before), band, before, now)
                              for index, band in enumerate(bands)]
     return {square: [shift for shift in bands if shift is not None] for square, bands in calibrated(found).items()}

@@ -10,7 +10,7 @@ import numpy as np
 
 from vision.kit import kit_named
 from vision.observe.context import Scene
-from vision.observe.nesting import SHADOW_OPACITY, casters, inside_faces, raised
+from vision.observe.nesting import SHADOW_OPACITY, Reference, casters, inside_faces, raised, shown_then
 from vision.observe.pyramids import MOVERS, NAMES, apex_of, stack_blocks
 
 GREEN = NAMES.index("green")
@@ -60,3 +60,29 @@ def test_a_piece_that_may_land_on_a_clear_large_casts_a_full_shadow() -> None:
 
 def test_a_piece_that_may_land_on_a_coloured_top_is_of_its_colour() -> None:
     assert raised(LARGE) == LARGE + ((GREEN, "S"),)
+
+
+def read_then(read: Any, held: Any) -> Reference:
+    """Returns a last frame read whose cell c3 was read to hold one stack while the referee's
+    position held another."""
+    return Reference(cast(Any, None), cast(Any, None), {"c3": read}, {"c3": cast(Any, None)}, {"c3": held})
+
+
+def test_a_cell_read_as_it_now_stands_was_shown_then() -> None:
+    green_small = ((GREEN, "L"), (GREEN, "S"))
+    assert shown_then(read_then(green_small, LARGE), "c3", green_small)
+
+
+def test_a_look_alike_of_what_was_read_counts_once_the_referee_moved_there() -> None:
+    read, played = ((GREEN, "L"), (GREEN, "S")), ((GREEN, "L"), (GREEN, "M"))
+    assert shown_then(read_then(read, LARGE), "c3", played)
+
+
+def test_a_look_alike_the_referee_did_not_play_is_judged_afresh() -> None:
+    read = ((GREEN, "L"), (GREEN, "S"))
+    assert not shown_then(read_then(read, LARGE), "c3", LARGE)
+
+
+def test_another_look_than_what_was_read_is_judged_afresh() -> None:
+    read, played = ((GREEN, "L"), (NAMES.index("red"), "S")), ((GREEN, "L"), (GREEN, "S"))
+    assert not shown_then(read_then(read, LARGE), "c3", played)
