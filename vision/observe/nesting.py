@@ -247,15 +247,15 @@ def inside_faces(scene: Scene, square: str, options: Sequence[Stack | None], poi
     RIM_CLEAR_MM, RIM_CLEAR_PX), where the rise of some candidate (None: not judged) jumps: there
     texture appears, vanishes or tears as a piece comes or goes, which the rise model does not
     describe."""
-    camera = scene.place.centre
-    clear = max(RIM_CLEAR_MM, RIM_CLEAR_PX / pixels_per_mm(scene, square))
     judged = [option for option in options if option is not None]
-    rise = []
-    for spots in _around(points, clear):
-        seen = surface(blocks, spots, camera)
-        rise.append(list(all_rises(scene, square, judged, spots, seen, apex)))
-    steps = np.abs(np.array(rise[1:]) - np.array(rise[0])[None]) if rise[0] else np.zeros((1, 1, len(points)))
-    return np.asarray(steps.max(axis=(0, 1)) < RIM_STEP_MM, np.bool_)
+    if not judged or not len(points):
+        return np.ones(len(points), np.bool_)
+    clear = max(RIM_CLEAR_MM, RIM_CLEAR_PX / pixels_per_mm(scene, square))
+    spots = np.vstack(_around(points, clear))
+    seen = surface(blocks, spots, scene.place.centre)
+    rise = np.array(all_rises(scene, square, judged, spots, seen, apex)).reshape(len(judged), -1, len(points))
+    steps = np.abs(rise[:, 1:] - rise[:, :1])
+    return np.asarray(steps.max(axis=(0, 1), initial=0.0) < RIM_STEP_MM, np.bool_)
 
 
 def _around(points: FloatArray, clear: float) -> list[FloatArray]:
