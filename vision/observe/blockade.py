@@ -14,7 +14,8 @@ piece, which rules out no look-alike one piece away. A cell that cannot be judge
 before, the camera moved, a cell read as another stack than the referee's) gives most of it to
 the label the current position holds, so the inference (vision/infer.py) explains the change
 with legal moves. A clear Large shows the mat through a tinted shell, close to an empty square's
-colour, so its outline carries much of the evidence.
+colour, so its outline carries much of the evidence. A tower completed now is capped by the
+largest black piece left in the supply (the position says which), so no other cap is read.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ EMPTY_PRIOR = 3.0  # nats against an empty square: every square holds a Large th
 MOVE_COST = 1.2  # nats against a stack per piece that must have left or reached the square (with no
                  # evidence the current stack keeps about 0.77 against one other: a little less than
                  # the engine's CURRENT_SHARE, so weak evidence of a nested change still shows)
+ALL_CAPS = frozenset("LMS")
+OUT_OF_SUPPLY = 1e9  # nats against a stack capped by a black piece the supply no longer holds
 CLOSE_MM = 1.0  # stacks whose apexes stand this close (a Medium or a Small nested on a Large) ...
 CLOSE_CAP = 1.0  # ... are told apart by what changed by at most this many nats: parallax and shadow
                  # barely see the difference, so the legal moves (what left another square) decide
@@ -153,13 +156,13 @@ def _plan(scene: Scene, patch: Patch, stacks: Stacks, view: Mapping[str, str]) -
 
 
 def _read(model: CellModel, scores: StackScores, weights: Mapping[str, FloatArray] | None = None,
-          believed: dict[str, Stack] | None = None) -> CellSeen:
-    """Returns a cell's reading: each label's best score over its stacks and their colours, the
-    labels of one look shared by how well their stacks explain what changed on the cell (where
-    it was judged: its stacks' weights given); notes in `believed` the stack the cell is read
-    to hold."""
+          believed: dict[str, Stack] | None = None, caps: frozenset[str] = ALL_CAPS) -> CellSeen:
+    """Returns a cell's reading: each label's best score over its stacks and their colours (a
+    tower capped by a black piece of a size not in `caps` left out), the labels of one look
+    shared by how well their stacks explain what changed on the cell (where it was judged: its
+    stacks' weights given); notes in `believed` the stack the cell is read to hold."""
     table = paintings(model.kinds)
-    totals = _totals(table, scores)
+    totals = np.where(uncapped(model.kinds, caps)[table.stack], _totals(table, scores), -OUT_OF_SUPPLY)
     best = _best(table, totals)
     looks = dict(zip(table.labels, table.looks))
     seen = grouped_reading(dict(zip(table.labels, best)), looks, model.label, {EMPTY: -EMPTY_PRIOR})
@@ -170,6 +173,23 @@ def _read(model: CellModel, scores: StackScores, weights: Mapping[str, FloatArra
     if believed is not None:
         believed[model.patch.square] = _chosen(table, model.kinds, seen.label, weight[table.stack] + 1e-6 * totals)
     return seen
+
+
+def caps_of(board: Mapping[str, Any]) -> frozenset[str]:
+    """Returns the size of black piece a tower completed now is capped with (the largest left
+    in the supply; none when none is left), or every size when the board does not say."""
+    supply = board.get("off", {}).get("black_supply") if isinstance(board.get("off"), Mapping) else None
+    if not isinstance(supply, Mapping):
+        return ALL_CAPS
+    return frozenset(next(([size] for size in "LMS" if supply.get(size, 0) > 0), []))
+
+
+def uncapped(stacks: Sequence[Stack], caps: frozenset[str]) -> NDArray[np.bool_]:
+    """Tells which candidate stacks (the current one first) the supply allows: all but a tower
+    capped by a new black piece of a size not in caps."""
+    grown = len(stacks[0]) + 2
+    return np.array([not (len(stack) == grown and stack[-1][0] == BLACK and stack[-1][1] not in caps)
+                     for stack in stacks], np.bool_)
 
 
 def _totals(table: Paintings, scores: StackScores) -> FloatArray:
@@ -247,15 +267,16 @@ def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None 
     between frames and is updated."""
     checked_view("blockade", scene, board)
     kept = memory if isinstance(memory, BlockadeMemory) else None
+    caps = caps_of(board)
     if kept is None:
-        return observe_stacks(BLOCKADE, scene, board, memory, new_memory, frame)
+        return observe_stacks(replace(BLOCKADE, read=partial(_read, caps=caps)), scene, board, memory, new_memory, frame)
     now = picture(scene)
     scene = placed(kept.nesting, scene, now, board)
     stacks = stacks_of(board)
     weights = {square: judged_weights(scene, square, stacks[square], found)
                for square, found in changes(kept.nesting, scene, now, board).items()}
     believed: dict[str, Stack] = {}
-    game = replace(BLOCKADE, read=partial(_read, weights=weights, believed=believed))
+    game = replace(BLOCKADE, read=partial(_read, weights=weights, believed=believed, caps=caps))
     seen = observe_stacks(game, scene, board, memory, new_memory, frame)
     remember(kept.nesting, scene, now, believed, stacks)
     return seen

@@ -219,3 +219,18 @@ def test_a_longer_game_keeps_reading_nested_changes() -> None:
     frames = [frame for index, preset in enumerate(SIGHTED) for frame in play(preset, 200 + index, 12)]
     assert len(misread(frames, False)) <= 0.01 * count(frames, False), misread(frames, False)
     assert len(misread(frames, True)) <= 0.15 * count(frames, True), misread(frames, True)
+
+
+def test_a_completed_tower_is_capped_only_by_the_largest_black_piece_left() -> None:
+    assert blockade.caps_of({"off": {"black_supply": {"L": 0, "M": 2, "S": 5}}}) == {"M"}
+    assert blockade.caps_of({"off": {"black_supply": {"L": 0, "M": 0, "S": 0}}}) == frozenset()
+    assert blockade.caps_of({"cells": {}}) == {"L", "M", "S"}
+
+
+def test_towers_capped_by_a_black_piece_the_supply_lacks_are_left_out() -> None:
+    green = blockade.NAMES.index("green")
+    options = blockade.candidates(((green, "L"), (green, "M")))
+    allowed = blockade.uncapped(options, frozenset({"M"}))
+    capped = {stack[-1][1]: ok for stack, ok in zip(options, allowed) if stack and stack[-1][0] == blockade.BLACK}
+    assert capped == {"L": False, "M": True, "S": False}
+    assert all(ok for stack, ok in zip(options, allowed) if not stack or stack[-1][0] != blockade.BLACK)
