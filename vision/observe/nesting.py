@@ -7,13 +7,14 @@ the mat (vision.observe.shadows). Both are read on the cells the last frame read
 as the referee's position holds them, or where the referee has since played a move whose result
 looks, to colour, like what was read (the legal moves chose between look-alikes): a cell's top is
 tracked from the first frame since which it was read to hold its stack (from the last frame read
-where the referee has just moved), the shadows from the last frame. For each candidate stack that colour cannot tell from the current
-one (the same look) both say how well it explains what changed. Every cell's rise is read from
-the shadows at once, so a neighbour's shadow changing is not taken for its own. Per board fix, the
-first frame read chooses the camera place (vision.observe.pyramid_place) and fits the lights;
-where each cell is tracked and what its candidates predict there are kept while its stack and
-those that may stand in front of its top stay, its shadow per mm of rise while the stacks whose
-shadows meet it stay: a move recomputes only the cells it can affect.
+where the referee has just moved), the shadows from the last frame. For each candidate stack
+that colour cannot tell from the current one (the same look) both say how well it explains what
+changed. Every cell's rise is read from the shadows at once, so a neighbour's shadow changing is
+not taken for its own. Per board fix, the first frame read chooses the camera place
+(vision.observe.pyramid_place) and fits the lights; where each cell is tracked and what its
+candidates predict there are kept while its stack and those that may stand in front of its top
+stay, its shadow per mm of rise while the stacks whose shadows meet it stay: a move recomputes
+only the cells it can affect.
 """
 
 from __future__ import annotations
