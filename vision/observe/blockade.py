@@ -269,7 +269,8 @@ def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None 
     kept = memory if isinstance(memory, BlockadeMemory) else None
     caps = caps_of(board)
     if kept is None:
-        return observe_stacks(replace(BLOCKADE, read=partial(_read, caps=caps)), scene, board, memory, new_memory, frame)
+        game = replace(BLOCKADE, read=partial(_read, caps=caps))
+        return observe_stacks(game, scene, board, memory, new_memory, frame)
     now = picture(scene)
     scene = placed(kept.nesting, scene, now, board)
     stacks = stacks_of(board)

@@ -149,25 +149,29 @@ def changes(memory: Memory, scene: Scene, now: Picture, board: Mapping[str, Any]
     if reference is None or not same_fix(reference.scene, scene):
         return {}
     stacks = stacks_of(board)
-    judged = [square for square, layers in stacks.items() if shown_then(reference, square, layers)]
-    found: dict[str, list[Evidence]] = {square: [] for square in judged}
-    since = {square: reference.since[square] if reference.stacks.get(square) == stacks[square]
-             else reference.picture for square in judged}
+    since = {square: picture for square, layers in stacks.items()
+             if (picture := tracked_from(reference, square, layers)) is not None}
+    found: dict[str, list[Evidence]] = {square: [] for square in since}
     for square, shifts in tracked(memory, since, scene, now, stacks).items():
         found[square].extend(shifts)
-    for square, shadow in shadowed(memory, scene, reference.picture, now, stacks, judged, lights).items():
+    for square, shadow in shadowed(memory, scene, reference.picture, now, stacks, list(since), lights).items():
         found[square].append(shadow)
     return found
 
 
-def shown_then(reference: Reference, square: str, layers: Stack) -> bool:
-    """Tells whether the last frame read showed a cell holding a stack: it was read so, or the
-    referee has since played a move there whose result colour cannot tell from what was read
-    (which of two look-alikes came is the legal moves' call, not the reading's)."""
+def tracked_from(reference: Reference, square: str, layers: Stack) -> Picture | None:
+    """Returns the picture a cell's top is tracked from when the last frame read showed it
+    holding a stack (None when it did not): the first frame since which it was read so, or that
+    last frame itself when the referee has since played a move there whose result colour cannot
+    tell from what was read (which of two look-alikes came is the legal moves' call, not the
+    reading's)."""
     read = reference.stacks.get(square)
-    if read is None or read == layers:
-        return read is not None
-    return reference.held.get(square, layers) != layers and look_of(read) == look_of(layers)
+    if read is None:
+        return None
+    if read == layers:
+        return reference.since[square]
+    moved_here = reference.held.get(square, layers) != layers
+    return reference.picture if moved_here and look_of(read) == look_of(layers) else None
 
 
 # -- parallax ----------------------------------------------------------------------------------
@@ -256,7 +260,7 @@ def inside_faces(scene: Scene, square: str, options: Sequence[Stack | None], poi
     seen = surface(blocks, spots, scene.place.centre)
     rise = np.array(all_rises(scene, square, judged, spots, seen, apex)).reshape(len(judged), -1, len(points))
     steps = np.abs(rise[:, 1:] - rise[:, :1])
-    return np.asarray(steps.max(axis=(0, 1), initial=0.0) < RIM_STEP_MM, np.bool_)
+    return np.asarray(steps.max(axis=(0, 1)) < RIM_STEP_MM, np.bool_)
 
 
 def _around(points: FloatArray, clear: float) -> list[FloatArray]:

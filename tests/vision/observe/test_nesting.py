@@ -10,7 +10,7 @@ import numpy as np
 
 from vision.kit import kit_named
 from vision.observe.context import Scene
-from vision.observe.nesting import SHADOW_OPACITY, Reference, casters, inside_faces, raised, shown_then
+from vision.observe.nesting import SHADOW_OPACITY, Reference, casters, inside_faces, raised, tracked_from
 from vision.observe.pyramids import MOVERS, NAMES, apex_of, stack_blocks
 
 GREEN = NAMES.index("green")
@@ -62,27 +62,30 @@ def test_a_piece_that_may_land_on_a_coloured_top_is_of_its_colour() -> None:
     assert raised(LARGE) == LARGE + ((GREEN, "S"),)
 
 
+FIRST, LAST = cast(Any, object()), cast(Any, object())  # the pictures a cell's top may be tracked from
+
+
 def read_then(read: Any, held: Any) -> Reference:
-    """Returns a last frame read whose cell c3 was read to hold one stack while the referee's
-    position held another."""
-    return Reference(cast(Any, None), cast(Any, None), {"c3": read}, {"c3": cast(Any, None)}, {"c3": held})
+    """Returns a last frame read (LAST) whose cell c3 was read to hold one stack, since FIRST,
+    while the referee's position held another."""
+    return Reference(cast(Any, None), LAST, {"c3": read}, {"c3": FIRST}, {"c3": held})
 
 
-def test_a_cell_read_as_it_now_stands_was_shown_then() -> None:
+def test_a_cell_read_as_it_now_stands_is_tracked_from_when_it_was_first_read_so() -> None:
     green_small = ((GREEN, "L"), (GREEN, "S"))
-    assert shown_then(read_then(green_small, LARGE), "c3", green_small)
+    assert tracked_from(read_then(green_small, LARGE), "c3", green_small) is FIRST
 
 
-def test_a_look_alike_of_what_was_read_counts_once_the_referee_moved_there() -> None:
+def test_a_look_alike_of_what_was_read_is_tracked_from_the_last_frame_once_the_referee_moved_there() -> None:
     read, played = ((GREEN, "L"), (GREEN, "S")), ((GREEN, "L"), (GREEN, "M"))
-    assert shown_then(read_then(read, LARGE), "c3", played)
+    assert tracked_from(read_then(read, LARGE), "c3", played) is LAST
 
 
 def test_a_look_alike_the_referee_did_not_play_is_judged_afresh() -> None:
     read = ((GREEN, "L"), (GREEN, "S"))
-    assert not shown_then(read_then(read, LARGE), "c3", LARGE)
+    assert tracked_from(read_then(read, LARGE), "c3", LARGE) is None
 
 
 def test_another_look_than_what_was_read_is_judged_afresh() -> None:
     read, played = ((GREEN, "L"), (NAMES.index("red"), "S")), ((GREEN, "L"), (GREEN, "S"))
-    assert not shown_then(read_then(read, LARGE), "c3", played)
+    assert tracked_from(read_then(read, LARGE), "c3", played) is None
