@@ -273,58 +273,126 @@ def _design(along_x: FloatArray, along_y: FloatArray) -> FloatArray:
 def track(first: Template, after: Picture) -> Track | None:
     """Returns how far the texture at a template's pixels moved in a next frame, and the
     covariance of that shift; None when too few pixels show it or the tracking is lost."""
-    if len(first.pixels) < MIN_SAMPLES:
-        return None
-    fitted = _fit(first, after.at)
-    if fitted is None:
-        return None
-    delta, design, residual = fitted
-    noise = max(float(np.mean(residual ** 2)), NOISE_FLOOR ** 2) * CORRELATION
-    covariance = np.linalg.inv(_normal(design, noise))[:2, :2] * noise
-    return Track(delta, np.asarray(covariance, np.float64))
+    return track_all([first], after)[0]
 
 
-def _normal(design: FloatArray, noise: float) -> FloatArray:
-    """Returns the normal matrix of a shift's fit (samples of some lightness noise, L squared)
-    with the prior that the shift is within MOST_PX and the offset within OFFSET_L: a texture
-    that runs one way (an edge) tells nothing along itself, where the prior then holds."""
-    prior = noise * np.array([MOST_PX ** -2, MOST_PX ** -2, OFFSET_L ** -2])
-    return np.asarray(design.T @ design + np.diag(prior), np.float64)
+def track_all(firsts: Sequence[Template], after: Picture) -> list[Track | None]:
+    """Returns track() for each of some templates into one next frame, fitted all at once."""
+    found: list[Track | None] = [None] * len(firsts)
+    asked = [index for index, first in enumerate(firsts) if len(first.pixels) >= MIN_SAMPLES]
+    for index, fitted in zip(asked, _fit_all([Job(firsts[index], after) for index in asked])):
+        if fitted is not None:
+            noise = max(fitted.residual, NOISE_FLOOR ** 2) * CORRELATION
+            covariance = np.linalg.inv(fitted.gram + _prior(noise))[:2, :2] * noise
+            found[index] = Track(fitted.delta, np.asarray(covariance, np.float64))
+    return found
+
+
+def _prior(noise: float) -> FloatArray:
+    """Returns the prior term of a shift fit's normal matrix (samples of some lightness noise, L
+    squared): the shift is within MOST_PX and the offset within OFFSET_L, so a texture that runs
+    one way (an edge) tells nothing along itself, where the prior then holds."""
+    return np.diag(noise * np.array([MOST_PX ** -2, MOST_PX ** -2, OFFSET_L ** -2]))
 
 
 def predict(first: Template, before: Picture, motions: Sequence[FloatArray | None]) -> list[FloatArray | None]:
     """Returns, for each motion of the texture at each pixel of a frame's template (N x 2;
     None: not asked), the shift tracking would measure were the next frame moved so: the frame
     is warped so and tracked as a next frame is (each distinct motion once)."""
-    found: dict[bytes, FloatArray] = {}
-    for motion in motions:
-        if motion is not None and motion.tobytes() not in found:
-            found[motion.tobytes()] = np.zeros(2) if not np.any(motion) else _warped(first, before, motion)
-    return [None if motion is None else found[motion.tobytes()] for motion in motions]
+    return predict_all([(first, before, motions)])[0]
 
 
-def _warped(first: Template, before: Picture, motion: FloatArray) -> FloatArray:
-    """Returns the shift tracking measures from a frame to the frame with its texture at each
-    pixel moved by its own motion."""
-    fitted = _fit(first, lambda spots: before.at(spots - np.resize(motion, spots.shape)))
-    return np.full(2, 2 * MOST_PX) if fitted is None else fitted[0]
+def predict_all(asked: Sequence[tuple[Template, Picture, Sequence[FloatArray | None]]]) -> list[list[FloatArray | None]]:
+    """Returns predict() for each of some (template, frame, motions), every warp fitted at once."""
+    distinct = [{motion.tobytes(): motion for motion in motions if motion is not None and np.any(motion)}
+                for _, _, motions in asked]
+    fitted = iter(_fit_all([Job(first, before, motion)
+                            for (first, before, _), mine in zip(asked, distinct) for motion in mine.values()]))
+    found = []
+    for (_, _, motions), mine in zip(asked, distinct):
+        shifts = {key: _shift_or_lost(next(fitted)) for key in mine}
+        found.append([None if motion is None else shifts.get(motion.tobytes(), np.zeros(2)) for motion in motions])
+    return found
 
 
-def _fit(first: Template, after: Sampler) -> tuple[FloatArray, FloatArray, FloatArray] | None:
-    """Returns the shift of a template's texture into a next frame (sampled at any pixels),
-    the fit's design and residual; None when the tracking is lost."""
-    delta = np.zeros(2)
-    for _ in range(ROUNDS):
-        lightness, along_x, along_y = _looked(after, first.pixels + delta)
-        design = _design((first.along_x + along_x) / 2, (first.along_y + along_y) / 2)
-        difference = first.lightness - lightness
-        solution = np.linalg.solve(_normal(design, NOISE_FLOOR ** 2 * CORRELATION), design.T @ difference)
-        delta = delta + solution[:2]
-        if np.abs(delta).max() > MOST_PX:
-            return None
-        if np.abs(solution[:2]).max() < SETTLED_PX:
+def _shift_or_lost(fitted: Fitted | None) -> FloatArray:
+    """Returns a fitted shift, or one beyond MOST_PX where the tracking was lost."""
+    return np.full(2, 2 * MOST_PX) if fitted is None else fitted.delta
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One shift to fit: a template's texture into a frame, whose texture at each pixel may have
+    moved by its own motion (N x 2) first."""
+
+    first: Template
+    after: Picture
+    motion: FloatArray | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fitted:
+    """A fitted shift, the fit's Gram matrix (design by design) and mean squared residual."""
+
+    delta: FloatArray
+    gram: FloatArray
+    residual: float
+
+
+def _fit_all(jobs: Sequence[Job]) -> list[Fitted | None]:
+    """Returns the shift of each job's texture into its frame (Lucas-Kanade, iterated: every
+    unsettled job one step a round, sampled together); None where the tracking is lost."""
+    found: list[Fitted | None] = [Fitted(np.zeros(2), np.zeros((3, 3)), 0.0) if not len(job.first.pixels) else None
+                                  for job in jobs]  # no pixels: nothing moves
+    deltas = np.zeros((len(jobs), 2))
+    active = [index for index, job in enumerate(jobs) if len(job.first.pixels)]
+    for round_ in range(ROUNDS):
+        if not active:
             break
-    return delta, design, difference - design @ solution
+        gram, solution, residual = _step([jobs[index] for index in active], deltas[active])
+        deltas[active] += solution[:, :2]
+        lost = np.abs(deltas[active]).max(axis=1) > MOST_PX
+        done = (np.abs(solution[:, :2]).max(axis=1) < SETTLED_PX) | (round_ == ROUNDS - 1)
+        for place, index in enumerate(active):
+            if done[place] and not lost[place]:
+                found[index] = Fitted(deltas[index].copy(), gram[place], float(residual[place]))
+        active = [index for place, index in enumerate(active) if not (lost[place] or done[place])]
+    return found
+
+
+def _step(jobs: Sequence[Job], deltas: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Returns one Lucas-Kanade step of each job from its shift so far: the design's Gram
+    matrix, the solution (shift step and offset) and the mean squared residual after it."""
+    sizes = [len(job.first.pixels) for job in jobs]
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+    lightness, along_x, along_y = _looked_jobs(jobs, deltas)
+    first_x = np.concatenate([job.first.along_x for job in jobs])
+    first_y = np.concatenate([job.first.along_y for job in jobs])
+    design = _design((first_x + along_x) / 2, (first_y + along_y) / 2)
+    difference = np.concatenate([job.first.lightness for job in jobs]) - lightness
+    gram = np.add.reduceat(design[:, :, None] * design[:, None, :], starts, axis=0)
+    moment = np.add.reduceat(design * difference[:, None], starts, axis=0)
+    normal = gram + _prior(NOISE_FLOOR ** 2 * CORRELATION)
+    solution = np.linalg.solve(normal, moment[:, :, None])[:, :, 0]
+    left = difference - np.einsum("ij,ij->i", design, np.repeat(solution, sizes, axis=0))
+    residual = np.add.reduceat(left ** 2, starts) / np.array(sizes)
+    return np.asarray(gram, np.float64), np.asarray(solution, np.float64), np.asarray(residual, np.float64)
+
+
+def _looked_jobs(jobs: Sequence[Job], deltas: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Returns, over every job's pixels in turn, its frame's lightness where its texture stands
+    now (its pixels moved by its shift so far, less its motion) and the gradients there; each
+    frame sampled once."""
+    spots = [job.first.pixels + delta - (0.0 if job.motion is None else job.motion)
+             for job, delta in zip(jobs, deltas)]
+    ends = np.cumsum([len(spot) for spot in spots])
+    found = np.empty((3, int(ends[-1]) if len(ends) else 0), np.float64)
+    for after in {id(job.after): job.after for job in jobs}.values():
+        mine = [index for index, job in enumerate(jobs) if job.after is after]
+        where = np.concatenate([np.arange(ends[index] - len(spots[index]), ends[index]) for index in mine])
+        found[:, where] = np.stack(_looked(after.at, np.concatenate([spots[index] for index in mine])))
+    lightness, along_x, along_y = (np.asarray(row, np.float64) for row in found)
+    return lightness, along_x, along_y
 
 
 def shift_of(found: Track, predicted: Sequence[FloatArray | None]) -> Shift:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
-from typing import Any, Callable, Hashable, Mapping, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Hashable, Mapping, NamedTuple, Protocol, Sequence, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,8 +30,8 @@ from vision.kit import Kit, Mat
 from vision.observe.context import Scene
 from vision.observe.pyramid_place import refined_place
 from vision.observe.heights import (
-    Picture, Shift, Template, TopView, block_heights, calibrated, parallax, passes_over, pixels_of, predict,
-    seen_at, shift_of, surface, template, top_points, top_view, track,
+    Picture, Shift, Template, TopView, block_heights, calibrated, parallax, passes_over, pixels_of, predict_all,
+    seen_at, shift_of, surface, template, top_points, top_view, track_all,
 )
 from vision.observe.pyramids import (
     CLEAR, MOVERS, Stack, apex_of, candidates, look_of, near, same_look, stack_blocks, stacks_of,
@@ -185,12 +185,14 @@ def tracked(memory: Memory, since: Mapping[str, Picture], scene: Scene, now: Pic
     candidate predicts there, is kept while that holds)."""
     old = replace(memory)
     memory.views, memory.fronts, memory.tracks, memory.templates, memory.predictions = {}, {}, {}, {}, {}
-    found: dict[str, list[Shift | None]] = {}
+    asked: list[Asked] = []
     for square, before in since.items():
         if stacks[square][-1][0] != CLEAR:
             key, bands = _bands(memory, old, scene, square, stacks)
-            found[square] = [_shift(memory, old, (key, index, before), band, before, now)
-                             for index, band in enumerate(bands)]
+            asked += [Asked(square, (key, index, before), band, before) for index, band in enumerate(bands)]
+    found: dict[str, list[Shift | None]] = {item.square: [] for item in asked}
+    for item, shift in zip(asked, _shifts(memory, old, asked, now)):
+        found[item.square].append(shift)
     return {square: [shift for shift in bands if shift is not None] for square, bands in calibrated(found).items()}
 
 
@@ -207,16 +209,34 @@ def _bands(memory: Memory, old: Memory, scene: Scene, square: str, stacks: Mappi
     return key, kept(memory.tracks, old.tracks, key, lambda: tracking(scene, square, layers, view, leaning))
 
 
-def _shift(memory: Memory, old: Memory, key: Hashable, band: Tracking, before: Picture, now: Picture) -> Shift | None:
-    """Returns how a band of a cell's top moved from one frame to another, with what each
-    candidate predicts (None when it cannot be tracked)."""
-    first = kept(memory.templates, old.templates, key, lambda: template(before, band.pixels))
-    measured = track(first, now)
-    if measured is None:
-        return None
-    predicted: list[FloatArray | None] = kept(memory.predictions, old.predictions, key,
-                                              partial(predict, first, before, band.motions))
-    return shift_of(measured, predicted)
+class Asked(NamedTuple):
+    """A band of a cell's top to track: its cell, what it is kept under, where it is tracked and
+    what each candidate does there, and the frame it is tracked from."""
+
+    square: str
+    key: Hashable
+    band: Tracking
+    before: Picture
+
+
+def _shifts(memory: Memory, old: Memory, asked: Sequence[Asked], now: Picture) -> list[Shift | None]:
+    """Returns how each asked band moved into the frame now, with what each candidate predicts
+    (None when it cannot be tracked): every band tracked at once, and every prediction not kept
+    made at once."""
+    firsts = [kept(memory.templates, old.templates, item.key, partial(template, item.before, item.band.pixels))
+              for item in asked]
+    measured = track_all(firsts, now)
+    wanted = [index for index, found in enumerate(measured) if found is not None]
+    missing = [index for index in wanted if asked[index].key not in (old.predictions or {})]
+    made = dict(zip(missing, predict_all([(firsts[index], asked[index].before, asked[index].band.motions)
+                                          for index in missing])))
+    shifts: list[Shift | None] = [None] * len(asked)
+    for index in wanted:
+        found = measured[index]
+        assert found is not None
+        predicted = kept(memory.predictions, old.predictions, asked[index].key, partial(made.__getitem__, index))
+        shifts[index] = shift_of(found, predicted)
+    return shifts
 
 
 def kept(now: dict[Hashable, Kept] | None, before: dict[Hashable, Kept] | None, key: Hashable,

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from vision.observe.heights import (
-    MOST_PX, SCALES, STILL_SPREAD, Picture, Shift, calibrated, heights_at, passes_over, predict, seen_at, shift_of, template,
-    track,
+    MOST_PX, SCALES, STILL_SPREAD, Picture, Shift, calibrated, heights_at, passes_over, predict, predict_all, seen_at,
+    shift_of, template, track, track_all,
 )
 from vision.observe.stacks import block, cast
 
@@ -43,6 +43,37 @@ def test_a_known_shift_is_tracked(shift: tuple[float, float]) -> None:
 def test_too_few_samples_or_a_lost_track_give_nothing() -> None:
     assert track(template(ridges(), spots()[:5]), ridges()) is None
     assert track(template(ridges(), spots()), ridges((9.0, 0.0))) is None
+
+
+def test_templates_tracked_together_each_get_their_own_shift_and_a_lost_one_spoils_none() -> None:
+    after = ridges((0.4, -0.3), noise=1.0, seed=3)  # noisy: each fit's residual sets its covariance
+    pixels = spots()
+    firsts = [template(ridges(), pixels[:200]), template(ridges(), pixels[:5]), template(ridges((-4.5, 0.0)), pixels),
+              template(ridges(), pixels[100:]), template(ridges((0.4, -0.3), noise=1.0, seed=4), pixels)]
+    found = track_all(firsts, after)
+    assert found[1] is None and found[2] is None  # too few samples; moved too far to follow
+    for index, shift in ((0, (0.4, -0.3)), (3, (0.4, -0.3)), (4, (0.0, 0.0))):
+        alone = track(firsts[index], after)
+        together = found[index]
+        assert together is not None and alone is not None
+        assert together.delta == pytest.approx(shift, abs=0.05)
+        assert together.delta == pytest.approx(alone.delta, abs=1e-9)
+        assert together.covariance == pytest.approx(alone.covariance, rel=1e-9)
+
+
+def test_predictions_made_together_are_those_made_one_template_at_a_time() -> None:
+    pixels = spots()
+    mine, other = template(ridges(), pixels), template(ridges((1.0, 0.5)), pixels[50:])
+    first = [np.tile([0.5, 0.0], (len(pixels), 1)), None, np.zeros((len(pixels), 2))]
+    second = [np.tile([-0.4, 0.8], (len(pixels) - 50, 1)), np.tile([0.5, 0.0], (len(pixels) - 50, 1))]
+    together = predict_all([(mine, ridges(), first), (other, ridges((1.0, 0.5)), second)])
+    alone = [predict(mine, ridges(), first), predict(other, ridges((1.0, 0.5)), second)]
+    assert together[0][1] is None and together[0][2] == pytest.approx([0.0, 0.0])
+    assert together[0][0] == pytest.approx([0.5, 0.0], abs=0.03)
+    assert together[1][0] == pytest.approx([-0.4, 0.8], abs=0.05)
+    for mine_together, mine_alone in zip(together, alone):
+        for a, b in zip(mine_together, mine_alone):
+            assert (a is None and b is None) or a == pytest.approx(b, abs=1e-9)
 
 
 def stripes(size: int) -> Picture:
