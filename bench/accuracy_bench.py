@@ -20,6 +20,7 @@ from typing import Any
 from bench.replay_bench import fixtures
 from bench.report import add_options, print_table
 from pi.replay import replay
+from pi.threads import limit_threads
 
 COLUMNS = (("right", "right", ".0f"), ("total", "total", ".0f"), ("false", "false", ".0f"),
            ("asked", "asked", ".0f"), ("alerts", "alerts", ".0f"))
@@ -64,6 +65,7 @@ def main() -> None:
     parser.add_argument("directories", nargs="*", type=Path)
     add_options(parser)
     args = parser.parse_args()
+    limit_threads()
     rows: dict[str, dict[str, float]] = {}
     games: dict[str, dict[str, float]] = {}
     for directory in args.directories or fixtures():

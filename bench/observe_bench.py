@@ -27,12 +27,12 @@ from types import ModuleType
 from dataclasses import replace
 from typing import Any, Callable
 
-import cv2
 import numpy as np
 
 from rules.registry import get_game
 from bench.report import add_options, clock_of, parse_sizes, print_results, size_label, summary
 from pi.pipeline import OBSERVER_MODULES
+from pi.threads import limit_threads
 from vision.board import BoardTracker
 from vision.kit import kit_named
 from vision.observe.context import prepare
@@ -129,7 +129,7 @@ def main() -> None:
         sizes = parse_sizes(args.sizes)
     except ValueError as error:
         parser.error(str(error))
-    cv2.setNumThreads(args.threads)
+    limit_threads(args.threads)
     np.random.seed(args.seed)
     results = run(args.games.split(","), args.preset, sizes, args.frames, args.seed, clock_of(args))
     print_results(results, args.json, 44)

@@ -23,6 +23,7 @@ import cv2
 
 from bench.report import add_options, clock_of, print_table, size_label
 from pi.replay import replay
+from pi.threads import limit_threads
 
 ROOT = Path(__file__).resolve().parent.parent
 COLUMNS = (("frames", "frames", ".0f"), ("median_s", "median s", ".2f"), ("fps", "frames/s", ".1f"),
@@ -73,7 +74,7 @@ def main() -> None:
     missing = [str(path) for path in chosen if not (path / "game.json").is_file()]
     if missing or args.repeats < 1:
         parser.error(f"not a recorded game: {missing[0]}" if missing else "--repeats must be 1 or more")
-    cv2.setNumThreads(args.threads)
+    limit_threads(args.threads)
     results = {f"{path.name} {frame_size(path)}": time_replay(path, args.repeats, clock_of(args)) for path in chosen}
     print_table(results, COLUMNS, args.json, 32)
 

@@ -22,10 +22,10 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
-import cv2
 import numpy as np
 
 from pi.pipeline import GATE_MARGIN_MM, GATE_PX_PER_MM
+from pi.threads import limit_threads
 from tests.vision import synth
 from bench.report import add_options, clock_of, print_results, size_label, summary
 from vision.board import BoardTracker
@@ -131,7 +131,7 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=30, help="frames (camera poses) per size")
     add_options(parser, seed=True, threads=True, cpu=True)
     args = parser.parse_args()
-    cv2.setNumThreads(args.threads)
+    limit_threads(args.threads)
     results = run(args.frames, args.seed, clock_of(args))
     print_results(results, args.json, 28)
 

@@ -224,6 +224,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line and returns its exit status (2 for any bad input)."""
+    from pi.threads import limit_threads  # here: it loads NumPy, which few jobs need at import
+
+    limit_threads()
     try:
         args = build_parser().parse_args(argv)
         status: int = args.handler(args)
