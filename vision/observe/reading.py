@@ -199,7 +199,8 @@ REREADS = 2  # rounds of reading cells again around those that changed
 KEPT_GEOMETRIES = 6
 MAX_DERIVED = 12  # a position changed on more cells than this gets its geometry built afresh
 LISTED = 1e-5  # labels less probable than this are left out of a reading
-UNPAIRED = 0.02  # the least weight a half keeps when no neighbour shows its other half
+UNPAIRED = 1e-4  # the least weight a half keeps when no free neighbour shows its other half (a
+# deep-shadowed pit walled in by pieces can look like a dark top: 0.02 left it the likelier)
 
 
 def check_inputs(model: Model, scene: Scene, board: Mapping[str, Any],
@@ -352,7 +353,9 @@ def observe_model(model: Model, scene: Scene, board: Mapping[str, Any], memory: 
     everything = np.arange(len(synthesis.squares))
     cells = dict(zip(synthesis.squares, readings(synthesis, geometry, costs, everything, context)))
     cells = reread(synthesis, geometry, (scorer, costs), context, cells, store)
-    return Observation(model.game, paired(synthesis, cells) if model.halves else cells, frame)
+    partners = {square: str(piece["other"]) for square, stack in board.get("cells", {}).items()
+                for piece in stack if isinstance(piece, dict) and "other" in piece}
+    return Observation(model.game, paired(synthesis, cells, context, partners) if model.halves else cells, frame)
 
 
 def reread(synthesis: Synthesis, geometry: Geometry, scored: tuple[Scorer, Array32], context: Mapping[str, str],
@@ -375,9 +378,12 @@ def reread(synthesis: Synthesis, geometry: Geometry, scored: tuple[Scorer, Array
     return cells
 
 
-def paired(synthesis: Synthesis, cells: Mapping[str, CellSeen]) -> dict[str, CellSeen]:
+def paired(synthesis: Synthesis, cells: Mapping[str, CellSeen], context: Mapping[str, str] | None = None,
+           partners: Mapping[str, str] | None = None) -> dict[str, CellSeen]:
     """Returns the readings with each half of a piece that lies over two cells (the model's
-    `halves`) made no likelier than twice the chance that a neighbour shows its other half."""
+    `halves`) made no likelier than twice the chance that a neighbour shows its other half; a
+    neighbour counts only if it may hold it (free_for: context, the position's labels; partners,
+    each lying piece's other cell)."""
     halves, size = synthesis.model.halves, synthesis.scene.mat.cells
     result = dict(cells)
     for square, seen in cells.items():
@@ -385,8 +391,9 @@ def paired(synthesis: Synthesis, cells: Mapping[str, CellSeen]) -> dict[str, Cel
         if not kinds:
             continue
         file, rank = synthesis.grid[synthesis.index[square]]
-        neighbours = [cells[square_name(file + df, rank + dr)] for df, dr in ROOK_STEPS
-                      if 0 <= file + df < size and 0 <= rank + dr < size]
+        names = [square_name(file + df, rank + dr) for df, dr in ROOK_STEPS
+                 if 0 <= file + df < size and 0 <= rank + dr < size]
+        neighbours = [cells[name] for name in names if free_for(square, name, cells, context or {}, partners or {})]
         support = {kind: max((sum(p for label, p in other.probs.items() if halves.get(label) == kind)
                               for other in neighbours), default=0.0) for kind in kinds}
         if min(support.values()) >= 0.5:  # every half fully supported: the reading stands as it is
@@ -396,6 +403,17 @@ def paired(synthesis: Synthesis, cells: Mapping[str, CellSeen]) -> dict[str, Cel
         scale = sum(seen.probs.values()) / sum(weights.values())
         result[square] = CellSeen.from_probs({label: weight * scale for label, weight in weights.items()})
     return result
+
+
+def free_for(square: str, neighbour: str, cells: Mapping[str, CellSeen], context: Mapping[str, str],
+             partners: Mapping[str, str]) -> bool:
+    """Tells whether a neighbour may hold the other half of a piece lying over a square: it holds
+    no such piece in the position, or this square is its piece's other cell, or that piece may
+    have moved (it or its other cell reads otherwise than the position holds)."""
+    other = partners.get(neighbour)
+    if other is None or other == square or other not in cells:
+        return True
+    return any(cells[name].label != context.get(name, cells[name].label) for name in (neighbour, other))
 
 
 def reread_geometry(synthesis: Synthesis, geometry: Geometry, context: Mapping[str, str],
