@@ -96,8 +96,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from pi.camera.base import CameraError
     from pi.recording import RecordingError
     from pi.replay import replay
+    from pi.threads import limit_threads
     from vision.kit import KitError
     from vision.observe.context import ObserveError
+
+    limit_threads()
 
     def emit(record: dict[str, Any]) -> None:
         print(json.dumps(record), flush=True)
@@ -117,7 +120,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from pi.appliance import demo
     from pi.camera.base import CameraError
     from pi.recording import RecordingError
+    from pi.threads import limit_threads
 
+    limit_threads()
     try:
         return demo(Path(args.recording), args.host, args.port, args.exit_when_done)
     except (RecordingError, CameraError) as error:
@@ -134,7 +139,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from pi.config import ConfigError
     from pi.journal import JournalError
     from pi.leds.errors import LedError
+    from pi.threads import limit_threads
 
+    limit_threads()
     try:
         return run(args.config)
     except (ConfigError, CameraError, LedError, ButtonError, JournalError) as error:
@@ -224,9 +231,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line and returns its exit status (2 for any bad input)."""
-    from pi.threads import limit_threads  # here: it loads NumPy, which few jobs need at import
-
-    limit_threads()
     try:
         args = build_parser().parse_args(argv)
         status: int = args.handler(args)

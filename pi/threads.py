@@ -4,8 +4,8 @@ The observers make many small matrix products (a few thousand rows by a few doze
 most). OpenBLAS hands each to its worker threads, which then spin waiting for the next: on the
 2-core build machine the Blockade still path took the same wall time with one BLAS thread as
 with two (38 ms at 640x480) but twice the CPU time (80 ms against 40), a core spent for nothing
-that on a Raspberry Pi the camera, the LEDs and the dashboard need. Entry points (the command
-line, the benchmarks) call `limit_threads` once, before any frame is read.
+that on a Raspberry Pi the camera, the LEDs and the dashboard need. Entry points that read frames
+(`blockref run`, `replay` and `demo`; the benchmarks) call `limit_threads` once, before the first.
 """
 
 from __future__ import annotations
