@@ -353,9 +353,9 @@ def observe_model(model: Model, scene: Scene, board: Mapping[str, Any], memory: 
     everything = np.arange(len(synthesis.squares))
     cells = dict(zip(synthesis.squares, readings(synthesis, geometry, costs, everything, context)))
     cells = reread(synthesis, geometry, (scorer, costs), context, cells, store)
-    partners = {square: str(piece["other"]) for square, stack in board.get("cells", {}).items()
-                for piece in stack if isinstance(piece, dict) and "other" in piece}
-    return Observation(model.game, paired(synthesis, cells, context, partners) if model.halves else cells, frame)
+    if model.halves:
+        cells = paired(synthesis, cells, context, partners_of(board))
+    return Observation(model.game, cells, frame)
 
 
 def reread(synthesis: Synthesis, geometry: Geometry, scored: tuple[Scorer, Array32], context: Mapping[str, str],
@@ -378,8 +378,15 @@ def reread(synthesis: Synthesis, geometry: Geometry, scored: tuple[Scorer, Array
     return cells
 
 
-def paired(synthesis: Synthesis, cells: Mapping[str, CellSeen], context: Mapping[str, str] | None = None,
-           partners: Mapping[str, str] | None = None) -> dict[str, CellSeen]:
+def partners_of(board: Mapping[str, Any]) -> dict[str, str]:
+    """Returns, for each cell a piece lies over with another, that other cell (the position's
+    `other` fields)."""
+    return {square: str(piece["other"]) for square, stack in board.get("cells", {}).items()
+            for piece in stack if isinstance(piece, dict) and "other" in piece}
+
+
+def paired(synthesis: Synthesis, cells: Mapping[str, CellSeen], context: Mapping[str, str],
+           partners: Mapping[str, str]) -> dict[str, CellSeen]:
     """Returns the readings with each half of a piece that lies over two cells (the model's
     `halves`) made no likelier than twice the chance that a neighbour shows its other half; a
     neighbour counts only if it may hold it (free_for: context, the position's labels; partners,
@@ -393,7 +400,7 @@ def paired(synthesis: Synthesis, cells: Mapping[str, CellSeen], context: Mapping
         file, rank = synthesis.grid[synthesis.index[square]]
         names = [square_name(file + df, rank + dr) for df, dr in ROOK_STEPS
                  if 0 <= file + df < size and 0 <= rank + dr < size]
-        neighbours = [cells[name] for name in names if free_for(square, name, cells, context or {}, partners or {})]
+        neighbours = [cells[name] for name in names if free_for(square, name, cells, context, partners)]
         support = {kind: max((sum(p for label, p in other.probs.items() if halves.get(label) == kind)
                               for other in neighbours), default=0.0) for kind in kinds}
         if min(support.values()) >= 0.5:  # every half fully supported: the reading stands as it is
@@ -413,7 +420,7 @@ def free_for(square: str, neighbour: str, cells: Mapping[str, CellSeen], context
     other = partners.get(neighbour)
     if other is None or other == square or other not in cells:
         return True
-    return any(cells[name].label != context.get(name, cells[name].label) for name in (neighbour, other))
+    return any(cells[name].label != context[name] for name in (neighbour, other))
 
 
 def reread_geometry(synthesis: Synthesis, geometry: Geometry, context: Mapping[str, str],
