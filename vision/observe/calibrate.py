@@ -146,6 +146,7 @@ MEDIAN_NORM = 1.1774  # the median length of a 2D standard normal vector
 KING_STEPS = tuple((df, dr) for df in (-1, 0, 1) for dr in (-1, 0, 1) if df or dr)
 ROOK_STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 KEPT_PLANS = 4  # where the mat is read, for this many sets of quiet cells
+SHADOW_DROP, LIT_ROUNDS = 0.1, 3  # a mat sample darker than the field by this is shaded: fitted again without
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,10 +207,19 @@ def quiet_cells(scene: Scene, context: Mapping[str, str]) -> list[str]:
 
 
 def fit_brightness(basis: FloatArray, shade: FloatArray) -> FloatArray:
-    """Returns the brightness field's coefficients fitted to shade factors (shadows and glare
-    dropped), its slopes held back so that few or clustered cells cannot make it swing; a flat
-    field at the median shade when too few are left."""
-    fitted = robust_fit(basis, shade, basis.shape[1], 0.01, RIDGE)
+    """Returns the brightness field's coefficients fitted to the lit mat's shade factors, its
+    slopes held back so that few or clustered cells cannot make it swing; a flat field at the
+    median shade when too few are left. Shadows only darken, so the fit is repeated without the
+    samples darker than it by over SHADOW_DROP (a shadow, or a piece just put on a quiet cell),
+    besides robust_fit's outliers either way (glare)."""
+    keep = np.ones(len(shade), np.bool_)
+    fitted = None
+    for _ in range(LIT_ROUNDS):
+        refit = robust_fit(basis[keep], shade[keep], basis.shape[1], 0.01, RIDGE)
+        if refit is None:
+            break
+        fitted = refit
+        keep = shade - basis @ fitted > -SHADOW_DROP
     return fitted if fitted is not None else np.array([float(np.median(shade))] + [0.0] * (basis.shape[1] - 1))
 
 

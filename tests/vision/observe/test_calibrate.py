@@ -11,8 +11,8 @@ import pytest
 from tests.vision.observe.block_scenes import VariantCamera
 from tests.vision.observe.stack_scenes import KIT
 from vision.observation import EMPTY
-from vision.observe.calibrate import (Registration, flatten, ground_parts, light_on, printed, quiet_cells,
-                                      register, weighted)
+from vision.observe.calibrate import (Registration, fit_brightness, flatten, ground_parts, light_on, printed,
+                                      quiet_cells, register, weighted)
 from vision.observe.context import Scene, rgb_to_lab
 
 GAME = "block-arena"
@@ -74,6 +74,20 @@ def test_light_read_where_a_kept_plan_says_is_the_light_read_afresh(shot: tuple[
         assert fresh is not None and planned is not None
         assert np.array_equal(fresh.coefficients, planned.coefficients) and fresh.noise == planned.noise
     assert len(kept) == 2  # one plan per set of quiet cells, the second time the first one's
+
+
+def test_the_brightness_field_follows_the_lit_mat_not_a_dark_quiet_cell() -> None:
+    rng = np.random.default_rng(7)
+    cells = rng.uniform(-1.0, 1.0, (11, 2)).repeat(9, axis=0) + rng.normal(0.0, 0.03, (99, 2))
+    radius = np.sum(cells * cells, axis=1) / 2
+    basis = np.column_stack([np.ones(len(cells)), cells, radius, radius * radius])
+    truth = np.array([0.95, 0.02, -0.01, -0.1, 0.0])
+    lit = basis @ truth
+    shade = lit + rng.normal(0.0, 0.01, len(lit))
+    shade[:9] *= 0.35  # a dark piece put on one quiet cell
+    shade[9:27] *= rng.uniform(0.6, 0.8, 18)  # two more lie in soft shadows
+    fitted = fit_brightness(basis, shade)
+    assert float(np.max(np.abs(basis @ fitted - lit))) < 0.03
 
 
 def test_no_light_is_read_without_an_empty_cell(shot: tuple[VariantCamera, Scene]) -> None:
