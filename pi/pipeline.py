@@ -160,10 +160,17 @@ class Pipeline:
             self._alert(frame_number, "input", f"unknown event {kind!r} with value {value!r}")
 
     def _done(self, frame_number: int) -> None:
-        """Ends the turn: reads any change now, then plays `end`, or `pass` if nothing changed."""
+        """Ends the turn: reads any change now, then plays `end`, or `pass` if nothing changed;
+        while a question about the turn's move is open, says so and ends nothing (the move
+        would be lost)."""
         reading = None
         if self.last_frame is not None and self.view is not None:
             reading = self._read(frame_number, self.gate.force_still())
+        open_question = self.beliefs.current().asked
+        if open_question:
+            options = " or ".join(" ".join(candidate) for candidate in open_question)
+            self._alert(frame_number, "input", f"done pressed, but the move is not confirmed yet: {options}")
+            return
         game = self.session.game
         closing = END_MOVES.get(game.name)
         if closing is not None:

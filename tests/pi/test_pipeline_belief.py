@@ -21,7 +21,7 @@ from pi.session import Session
 from tests.vision.test_belief import Hops, HopState
 from vision.infer import view_of
 from vision.kit import kit_named
-from vision.observation import Observation
+from vision.observation import CellSeen, Observation
 from vision.observe.context import Scene
 
 Records = list[dict[str, Any]]
@@ -125,3 +125,23 @@ def test_an_ask_after_look_alikes_gives_nothing_to_confirm_in_place(
     alerts = [record["alert"] for record in records if "alert" in record]
     assert alerts == ["ambiguous: take back 1 move, then a1-b1 b1-e5"]
     assert not pipeline.belief.certain
+
+
+def test_done_while_a_question_is_open_ends_nothing_and_says_why(tmp_path: Path, records: Records) -> None:
+    session = Session(Journal(tmp_path / "journal.sqlite"))
+    session.new_game("blockade")
+    pipeline = Pipeline(session, kit_named(), records.append, observer=unused_observer)
+    pipeline.on_event(5, "roll", "roll:b3g4")
+    game, state = session.game, session.state
+    first, second = [move for move in game.legal(state) if move.startswith("b1-")][:2]
+    views = [view_of(game, game.apply(state, move)) for move in (first, second)]
+    cells = {square: CellSeen.from_probs({label: 1.0}) for square, label in views[0].items()}
+    for square in views[0]:  # a Small left b1 for one of two squares: the camera cannot say which
+        if views[0][square] != views[1][square]:
+            cells[square] = CellSeen.from_probs({views[0][square]: 0.5, views[1][square]: 0.5})
+    pipeline.on_observation(10, Observation("blockade", cells, 10))
+    pipeline.on_event(11, "button", "done")
+    alerts = [record["alert"] for record in records if "alert" in record]
+    assert alerts[0] == f"ambiguous: {first} or {second}" or alerts[0] == f"ambiguous: {second} or {first}"
+    assert alerts[1] == f"done pressed, but the move is not confirmed yet: {alerts[0][len('ambiguous: '):]}"
+    assert session.moves == ["roll:b3g4"] and pipeline.belief.asked
