@@ -50,7 +50,7 @@ def pt_model(kit: Kit) -> Model:
                          grid_points(lid - 2, 5.0, 5.0, 3, 3), grid_points(tile_h + lid - 2, 5.0, 5.0, 3, 3)])
     names = [*TILES.values(), *PAWNS.values()]
     parts = {**ground_parts(kit), **{name: piece_colour(kit, GAME, name) for name in names}}
-    return Model(GAME, labels, samples, parts, fit_place=False)
+    return Model(GAME, labels, samples, parts, shadow=0.25, fit_place=False)
 
 
 def new_memory(kit: Kit) -> SynthMemory:
