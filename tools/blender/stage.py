@@ -25,10 +25,9 @@ from tools.blender.meshes import MM
 from vision.kit import Kit, Mat
 from vision.render.camera import Canvas
 from vision.render.effects import LightSpec, kelvin_rgb, lighting
-from vision.render.scene import mat_texture
+from vision.render.scene import SHADOW_PIECE_MM, mat_texture
 
 LIGHT_DISTANCE_M = 1.4
-SHADOW_PIECE_MM = 30.0
 TABLE_M = 3.0
 MAT_PX_PER_MM = 6
 PAPER_MM = 0.3

@@ -44,7 +44,7 @@ class LightSpec:
     lux_end: float | None = None
     sources: tuple[tuple[float, float, float], ...] = ((30.0, 65.0, 1.0),)
     ambient: float = 0.35
-    shadow_blur_mm: float = 6.0
+    shadow_blur_mm: float = 6.0  # the blur of the shadow a 30 mm tall piece's top casts (scene.SHADOW_PIECE_MM)
     awb: float = 0.7
     table_rgb: RGB = (96, 80, 66)
 

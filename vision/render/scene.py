@@ -6,7 +6,10 @@ pixels per mm, about twice the canvas's density, and warped onto the canvas with
 of the z = 0 plane; the table shows around it. Solids are drawn with the painter's algorithm
 (pieces far from the point under the camera first, stacks bottom to top; faces turned away are
 dropped unless translucent) and Lambert shading. Shadows are the solids' outlines pushed along
-each light onto the mat, blurred, and taken off the light that source brings.
+each light onto the mat, blurred, and taken off the light that source brings. A lamp is not a
+point, so a shadow's edge blurs in proportion to the height of what casts it: sharp at a piece's
+foot, shadow_blur_mm at the tip of a SHADOW_PIECE_MM piece's shadow (each solid is cut into
+height bands, each band's share of the shadow blurred for its height).
 A Renderer puts it together for one game, camera and light, keeping the still scene of the last
 position so that frames with a moving hand only redraw the hand.
 """
@@ -32,7 +35,9 @@ from vision.render.pieces import Item, Setting, board_items, check_position, mak
 from vision.render.solids import RGB, Face, Solid, normals
 from vision.render.table import supply_solids
 
-SHADOW_MIN_STEP = 4
+SHADOW_MIN_STEP, SHADOW_STEPS = 3, 6  # the shadow grid: least pixels a cell, cells the widest blur spans
+SHADOW_PIECE_MM = 30.0  # a light's shadow_blur_mm is the blur of the shadow of this tall a piece's top
+SHADOW_BANDS_MM = (2.0, 6.0, 12.0, 20.0, 30.0, 45.0, 70.0, 110.0)  # tops of the height bands (then the rest)
 Caster = tuple[FloatArray, float]
 
 
@@ -128,26 +133,55 @@ class Shade:
 
 def shadows(canvas: Canvas, casters: list[Caster], light: Lighting, blur_mm: float) -> Shade | None:
     """Returns where the casters' soft shadows fall on the mat and how much light they leave, or None."""
-    # The shadows are drawn on a grid coarse enough that the blur spans a few of its cells, then
-    # only the window they darken is scaled up to the canvas.
+    # The shadows are drawn on a grid coarse enough that the widest blur spans a few of its cells,
+    # then only the window they darken is scaled up to the canvas.
     if not casters:
         return None
     spread = blur_mm * canvas.mm_to_px()
-    step = int(np.clip(spread / 2, SHADOW_MIN_STEP, 32))
+    step = int(np.clip(spread / SHADOW_STEPS, SHADOW_MIN_STEP, 32))
     width, height = canvas.size
     small = (-(-width // step), -(-height // step))
     offset = (1 / step - 1) / 2
     to_small = np.array([[1 / step, 0.0, offset], [0.0, 1 / step, offset], [0.0, 0.0, 1.0]]) @ canvas.homography()
     factor = np.ones((small[1], small[0]), np.float32)
+    tallest = max(float(points[:, 2].max()) for points, _ in casters)
+    tops = [top for top in SHADOW_BANDS_MM if top < tallest] + [tallest]
     for direction, loss in zip(light.directions, light.shadow_loss()):
-        mask = np.zeros((small[1], small[0]), np.uint8)
-        for points, alpha in casters:
-            ground = points[:, :2] - points[:, 2:3] / direction[2] * direction[:2]
+        below, dark = np.zeros((small[1], small[0]), np.float32), np.zeros((small[1], small[0]), np.float32)
+        for low, top in zip([0.0, *tops], tops):
+            mask = sharp_shadows([c for c in casters if float(c[0][:, 2].max()) > low], direction, top, to_small, below)
+            band = np.maximum(mask - below, 0.0)  # a see-through caster drawn over another may lower it
+            sigma = max(spread * (low + top) / 2 / SHADOW_PIECE_MM / step, 0.6)
+            dark += cv2.GaussianBlur(band, (0, 0), sigma)
+            below = np.maximum(below, mask)
+        factor -= np.float32(loss / 255) * np.minimum(dark, 255.0)
+    return _shade_window(np.asarray(factor * 255 + 0.5, np.uint8), step, canvas.size)
+
+
+def sharp_shadows(casters: list[Caster], direction: FloatArray, top: float, to_small: FloatArray,
+                  under: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Returns the sharp shadows along one light of the casters' parts below a height, drawn on
+    the shadow grid over those already drawn (255 where a caster stops all the light)."""
+    mask = np.asarray(under, np.uint8)
+    for points, alpha in casters:
+        cut = cut_below(points, top)
+        if len(cut):
+            ground = cut[:, :2] - cut[:, 2:3] / direction[2] * direction[:2]
             pixels = cv2.perspectiveTransform(ground.reshape(-1, 1, 2), to_small).reshape(-1, 2)
             hull = np.asarray(cv2.convexHull(pixels.astype(np.float32)).reshape(-1, 2), np.float64)
             fill(mask, hull, (int(round(255 * alpha)),))
-        factor -= np.float32(loss / 255) * cv2.GaussianBlur(mask, (0, 0), max(spread / step, 0.6)).astype(np.float32)
-    return _shade_window(np.asarray(factor * 255 + 0.5, np.uint8), step, canvas.size)
+    return mask.astype(np.float32)
+
+
+def cut_below(points: FloatArray, top: float) -> FloatArray:
+    """Returns the corners of a convex solid (its vertices) cut off at a height: the vertices
+    below it and where the segments between vertices either side of it cross it."""
+    low, high = points[points[:, 2] <= top], points[points[:, 2] > top]
+    if not len(high) or not len(low):
+        return points if not len(high) else points[:0]
+    share = (top - low[:, None, 2]) / (high[None, :, 2] - low[:, None, 2])
+    crossings = low[:, None, :] + share[..., None] * (high[None, :, :] - low[:, None, :])
+    return np.vstack([low, crossings.reshape(-1, 3)])
 
 
 def _shade_window(light: Image, step: int, size: tuple[int, int]) -> Shade | None:

@@ -92,9 +92,9 @@ def readings_with(scene: Any, board: dict[str, Any], near: tuned.Crossing | None
 
 
 def test_leaving_out_the_stacks_that_cannot_stand_in_a_cells_rays_changes_no_reading() -> None:
-    tall = [{"kind": kind} for kind in ("donkey", "dog", "cat")]
-    board = {"size": 3, "cells": {square: tall for square in ("a1", "b2", "c1", "a3", "c3")}, "off": {}}
-    scene = VariantCamera("tuned", None, "low-warm-tilted", 6).board_scene(board)
+    tall, cat, dog = [{"kind": kind} for kind in ("donkey", "dog", "cat")], [{"kind": "cat"}], [{"kind": "dog"}]
+    board = {"size": 3, "cells": {"a1": tall, "a2": cat, "b1": cat, "b2": tall, "c3": dog}, "off": {}}
+    scene = VariantCamera("tuned", None, "dim-noisy", 6).board_scene(board)  # one where the stacks matter
     near, blind = tuned.Crossing(scene, None), tuned.Crossing(scene, None)
     blind.found = {square: () for square in scene.squares()}
     every = readings_with(scene, board, None)

@@ -11,7 +11,7 @@ from vision.render.effects import LightSpec
 from vision.render.hands import Hand, Look, Trip, arm, back_from, hand_mask, pick_look, trip_moments
 from vision.render.scene import Renderer
 
-OVERHEAD = LightSpec(kelvin=6500, sources=((0.0, 90.0, 1.0),), ambient=0.5, shadow_blur_mm=1.0, awb=1.0)
+OVERHEAD = LightSpec(kelvin=6500, sources=((0.0, 90.0, 1.0),), ambient=0.5, shadow_blur_mm=0.0, awb=1.0)
 LOOK = Look(skin=(224, 172, 140), sleeve=(38, 56, 110), cuff_mm=120.0)
 EMPTY = {"size": 9, "cells": {}, "off": {"hand": {"1": 0, "2": 0}}}
 

@@ -14,7 +14,7 @@ from vision.render.camera import CameraSpec
 from vision.render.effects import LightSpec, white_balance_gain
 from vision.render.pieces import make_setting, nest_base
 from vision.render.record import PRESETS
-from vision.render.scene import Renderer
+from vision.render.scene import Renderer, shadows
 from vision.kit import kit_named
 
 KIT = kit_named()
@@ -185,3 +185,32 @@ def test_meeples_on_a_block_show_their_colours_on_top(square: str, other: str | 
             seen = meeple_head(renderer, frame, square, top, shift)
             expected = expected_top(renderer, renderer.setting.colour(f"{colour}-meeple"))
             assert np.abs(seen - expected).max() < 30, (meeples, colour, seen, expected)
+
+
+def light_left(renderer: Renderer, shade: Any, points: list[tuple[float, float]]) -> list[float]:
+    """Returns the share of a source's light the shade leaves at mat points (1: none taken)."""
+    pixels = renderer.canvas.pixels(np.array([(x, y, 0.0) for x, y in points]))
+    x0, y0 = shade.origin
+    height, width = shade.light.shape
+    inside = [(int(round(v)) - y0, int(round(u)) - x0) for u, v in pixels]
+    return [float(shade.light[row, column]) / 255 if 0 <= row < height and 0 <= column < width else 1.0
+            for row, column in inside]
+
+
+def block(x: float, y: float, height: float) -> np.ndarray:
+    """Returns the corners of a 28 mm square block standing on the mat at (x, y)."""
+    return np.array([(x + dx, y + dy, z) for dx in (-14, 14) for dy in (-14, 14) for z in (0.0, height)])
+
+
+def test_a_shadow_is_sharp_at_a_piece_foot_and_soft_at_a_tall_piece_tip() -> None:
+    light = LightSpec(kelvin=5000, sources=((0.0, 45.0, 1.0),), ambient=0.3, shadow_blur_mm=13.0, awb=1.0)
+    renderer = Renderer("block-pt", None, replace(CLEAN, size=(640, 480)), light, seed=0)
+    low = shadows(renderer.canvas, [(block(100.0, 140.0, 8.0), 1.0)], renderer.lighting, 13.0)
+    assert low is not None  # the light shines along +x: shadows fall towards -x
+    in_shadow, beyond, lit_side, aside = light_left(renderer, low, [(82.0, 140.0), (66.0, 140.0), (126.0, 140.0),
+                                                                    (100.0, 166.0)])
+    assert in_shadow < 0.6 and min(beyond, lit_side, aside) > 0.97
+    tall = shadows(renderer.canvas, [(block(100.0, 140.0, 30.0), 1.0)], renderer.lighting, 13.0)
+    assert tall is not None
+    near, tip, past = light_left(renderer, tall, [(78.0, 140.0), (56.0, 140.0), (40.0, 140.0)])
+    assert near < 0.4 and 0.45 < tip < 0.85 and past > tip
