@@ -164,12 +164,15 @@ def tracked_from(reference: Reference, square: str, layers: Stack) -> Picture | 
     holding a stack (None when it did not): the first frame since which it was read so, or that
     last frame itself when the referee has since played a move there whose result colour cannot
     tell from what was read (which of two look-alikes came is the legal moves' call, not the
-    reading's)."""
+    reading's), or when the referee kept the stack there though that frame was read otherwise
+    (a misreading the referee overruled must not leave the cell unjudged from then on)."""
     read = reference.stacks.get(square)
     if read is None:
         return None
     if read == layers:
         return reference.since[square]
+    if reference.held.get(square) == layers:
+        return reference.picture
     moved_here = reference.held.get(square, layers) != layers
     return reference.picture if moved_here and look_of(read) == look_of(layers) else None
 
