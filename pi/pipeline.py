@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Protocol, Sequence
 
 from pi.beliefs import BeliefKeeper
 from pi.camera.base import Frame
@@ -49,6 +49,11 @@ class Observer(Protocol):
     """Reads a prepared still frame into an Observation, given the referee's current position."""
 
     def __call__(self, scene: Scene, board: dict[str, Any], memory: Any) -> Observation: ...
+
+
+def either(candidates: Sequence[Sequence[str]]) -> str:
+    """Returns candidate move lists as the players read them: "a1-b1 or a1-c1 b2-c3"."""
+    return " or ".join(" ".join(candidate) for candidate in candidates)
 
 
 def observer_for(game: str, kit: Kit) -> tuple[Observer, Any]:
@@ -168,8 +173,8 @@ class Pipeline:
             reading = self._read(frame_number, self.gate.force_still())
         open_question = self.beliefs.current().asked
         if open_question:
-            options = " or ".join(" ".join(candidate) for candidate in open_question)
-            self._alert(frame_number, "input", f"done pressed, but the move is not confirmed yet: {options}")
+            self._alert(frame_number, "input",
+                        f"done pressed, but the move is not confirmed yet: {either(open_question)}")
             return
         game = self.session.game
         closing = END_MOVES.get(game.name)
@@ -240,7 +245,7 @@ class Pipeline:
     def _ask(self, frame_number: int, reading: Reading) -> None:
         """Asks the players to confirm an ambiguous reading; after a rewind they must first
         take back the reported moves, so the session gets no candidates to confirm."""
-        options = " or ".join(" ".join(candidate) for candidate in reading.candidates)
+        options = either(reading.candidates)
         plural = "" if reading.rewind == 1 else "s"
         back = f"take back {reading.rewind} move{plural}, then " if reading.rewind else ""
         single = [] if reading.rewind else [c[0] for c in reading.candidates if len(c) == 1]

@@ -171,9 +171,10 @@ def tracked_from(reference: Reference, square: str, layers: Stack) -> Picture | 
         return None
     if read == layers:
         return reference.since[square]
-    if reference.held.get(square) == layers:
+    held = reference.held.get(square)
+    if held == layers:
         return reference.picture
-    moved_here = reference.held.get(square, layers) != layers
+    moved_here = held is not None
     return reference.picture if moved_here and look_of(read) == look_of(layers) else None
 
 
