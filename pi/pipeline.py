@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Protocol
 
 from pi.beliefs import BeliefKeeper
 from pi.camera.base import Frame
@@ -30,7 +30,7 @@ from rules import RulesError
 from vision.belief import Belief
 from vision.board import BoardFix, BoardTracker, BoardView
 from vision.gate import GateState, SceneGate, StillEvent
-from vision.infer import Reading
+from vision.infer import Reading, either
 from vision.kit import Kit
 from vision.lifted import LiftWatch
 from vision.observation import Observation
@@ -49,11 +49,6 @@ class Observer(Protocol):
     """Reads a prepared still frame into an Observation, given the referee's current position."""
 
     def __call__(self, scene: Scene, board: dict[str, Any], memory: Any) -> Observation: ...
-
-
-def either(candidates: Sequence[Sequence[str]]) -> str:
-    """Returns candidate move lists as the players read them: "a1-b1 or a1-c1 b2-c3"."""
-    return " or ".join(" ".join(candidate) for candidate in candidates)
 
 
 def observer_for(game: str, kit: Kit) -> tuple[Observer, Any]:

@@ -52,6 +52,11 @@ class ReadError(ValueError):
     """Raised for bad input to the inference: settings, or an observation of another game."""
 
 
+def either(candidates: Sequence[Sequence[str]]) -> str:
+    """Returns candidate move lists as the players read them: "a1-b1 or a1-c1 b2-c3"."""
+    return " or ".join(" ".join(candidate) for candidate in candidates)
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """The inference's tunable numbers (log-likelihoods in nats)."""
@@ -111,8 +116,7 @@ class Reading:
         if self.kind == "move":
             return "move " + " ".join(self.moves)
         if self.kind == "ambiguous":
-            options = " or ".join(" ".join(c) for c in self.candidates)
-            return f"confirm the move: {options} ({self.reason})"
+            return f"confirm the move: {either(self.candidates)} ({self.reason})"
         physical = " ".join(self.physical) or "this change"
         closest = f" (closest legal: {' '.join(self.closest)})" if self.closest else ""
         return f"illegal move {physical}: {self.reason}{closest}"

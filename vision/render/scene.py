@@ -144,12 +144,13 @@ def shadows(canvas: Canvas, casters: list[Caster], light: Lighting, blur_mm: flo
     offset = (1 / step - 1) / 2
     to_small = np.array([[1 / step, 0.0, offset], [0.0, 1 / step, offset], [0.0, 0.0, 1.0]]) @ canvas.homography()
     factor = np.ones((small[1], small[0]), np.float32)
-    tallest = max(float(points[:, 2].max()) for points, _ in casters)
-    tops = [top for top in SHADOW_BANDS_MM if top < tallest] + [tallest]
+    heights = [float(points[:, 2].max()) for points, _ in casters]
+    tops = [top for top in SHADOW_BANDS_MM if top < max(heights)] + [max(heights)]
     for direction, loss in zip(light.directions, light.shadow_loss()):
         below, dark = np.zeros((small[1], small[0]), np.float32), np.zeros((small[1], small[0]), np.float32)
         for low, top in zip([0.0, *tops], tops):
-            mask = sharp_shadows([c for c in casters if float(c[0][:, 2].max()) > low], direction, top, to_small, below)
+            reaching = [caster for caster, height in zip(casters, heights) if height > low]
+            mask = sharp_shadows(reaching, direction, top, to_small, below)
             band = np.maximum(mask - below, 0.0)  # a see-through caster drawn over another may lower it
             sigma = max(spread * (low + top) / 2 / SHADOW_PIECE_MM / step, 0.6)
             dark += cv2.GaussianBlur(band, (0, 0), sigma)
