@@ -188,8 +188,9 @@ class Sensor:
         return np.asarray(self._bank[dy:dy + height, dx:dx + width][..., order], np.float32)
 
     def encode(self, frame: Image) -> bytes:
-        """Returns the frame as JPEG bytes at the camera's quality."""
-        ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, self.camera.jpeg_quality])
+        """Returns the frame as JPEG bytes at the camera's quality, with Huffman tables fitted to it."""
+        params = [cv2.IMWRITE_JPEG_QUALITY, self.camera.jpeg_quality, cv2.IMWRITE_JPEG_OPTIMIZE, 1]
+        ok, data = cv2.imencode(".jpg", frame, params)
         if not ok:
             raise RenderError("OpenCV could not encode a frame as JPEG")
         return bytes(data.tobytes())

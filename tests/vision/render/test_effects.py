@@ -77,6 +77,16 @@ def test_blur_and_jpeg_quality() -> None:
     assert decoded is not None and decoded.shape == (480, 640, 3)
 
 
+def test_frames_are_encoded_with_fitted_huffman_tables_and_decode_to_the_same_picture() -> None:
+    camera = sensor(CameraSpec(read_noise=3.0), seed=2)
+    frame = camera.capture(GREY)
+    plain = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, camera.camera.jpeg_quality])[1].tobytes()
+    fitted = camera.encode(frame)
+    assert len(fitted) < 0.97 * len(plain)
+    same = (cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) for data in (plain, fitted))
+    assert np.array_equal(*same)
+
+
 def test_lighting_lights_an_upward_face_fully_and_walls_less() -> None:
     light = lighting(LightSpec(sources=((0.0, 60.0, 1.0), (180.0, 45.0, 0.5)), ambient=0.3))
     shades = light.shade(np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1.0]]))
