@@ -1,0 +1,134 @@
+"""Shortens the still spells of a recorded game, to keep committed fixtures small.
+
+The renderers film each move as still frames, the hand's trip and still frames again, so between
+two moves the board stands still for twice `Timing.still` frames, and the gate needs fewer. This
+copies a recording with every run of still frames cut to its first KEEP frames (counted afresh
+after each event's frame), renumbers the frames, rewrites frames.csv at the same steady rate and
+moves the events to their frames' new numbers. Kept frames are copied byte for byte.
+
+    python -m tools.trim_stills SRC DST [--keep 4]
+
+A frame is still when it differs from the one before by no more than STILL_FACTOR times the
+sensor's noise, taken as the NOISE_QUANTILE of the recording's differences (most pairs of frames
+are two stills; a camera still settling its exposure after a hand left differs by more). Check the copy with `blockref replay DST` against truth.json before it
+replaces the original.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+STILL_FACTOR = 1.1
+NOISE_QUANTILE = 0.1
+SMALL_WIDTH = 160
+
+
+def frame_paths(recording: Path) -> list[Path]:
+    """Returns the recording's frame files in time order."""
+    return sorted(path for path in (recording / "frames").iterdir() if path.suffix in (".jpg", ".png"))
+
+
+def small_gray(path: Path) -> np.ndarray:
+    """Returns the frame as a small grey float image."""
+    image = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+    if image is None:
+        raise SystemExit(f"{path}: not a readable image")
+    height = round(image.shape[0] * SMALL_WIDTH / image.shape[1])
+    return cv2.resize(image, (SMALL_WIDTH, height), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+def changes(paths: list[Path]) -> list[float]:
+    """Returns each frame's mean absolute difference from the frame before (the first gets inf)."""
+    result, before = [float("inf")], small_gray(paths[0])
+    for path in paths[1:]:
+        now = small_gray(path)
+        result.append(float(np.mean(np.abs(now - before))))
+        before = now
+    return result
+
+
+def still_flags(differences: list[float]) -> list[bool]:
+    """Returns for each frame whether it shows the same scene as the frame before."""
+    noise = float(np.quantile(differences[1:], NOISE_QUANTILE))
+    return [difference <= STILL_FACTOR * noise for difference in differences]
+
+
+def kept_frames(still: list[bool], event_frames: set[int], keep: int) -> list[int]:
+    """Returns the 1-based numbers of the frames to keep: each still run's first `keep` frames."""
+    kept, run = [], 0
+    for number, is_still in enumerate(still, start=1):
+        run = run + 1 if is_still and number not in event_frames else 0
+        if run < keep:
+            kept.append(number)
+    return kept
+
+
+def read_events(recording: Path) -> list[dict[str, object]]:
+    """Returns the recording's events, or none if it has no events file."""
+    path = recording / "events.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def frame_step_ms(recording: Path) -> float:
+    """Returns the time between frames from frames.csv, or 100 ms when there is none."""
+    path = recording / "frames.csv"
+    if not path.exists():
+        return 100.0
+    times = [float(row.split(",")[1]) for row in path.read_text(encoding="utf-8").splitlines()[1:] if row]
+    return (times[-1] - times[0]) / max(1, len(times) - 1)
+
+
+def renumbered(kept: list[int]) -> dict[int, int]:
+    """Returns each old frame number's new number; a dropped frame maps to the next kept one."""
+    mapping, new = {}, 1
+    for old in range(1, kept[-1] + 1):
+        mapping[old] = new
+        if old in kept:
+            new += 1
+    return mapping
+
+
+def write_trimmed(source: Path, target: Path, keep: int) -> tuple[int, int]:
+    """Writes the trimmed copy of source into target; returns the frame counts before and after."""
+    paths = frame_paths(source)
+    events = read_events(source)
+    kept = kept_frames(still_flags(changes(paths)), {int(str(event["frame"])) for event in events}, keep)
+    mapping = renumbered(kept)
+    (target / "frames").mkdir(parents=True)
+    for new, old in enumerate(kept, start=1):
+        shutil.copyfile(paths[old - 1], target / "frames" / f"{new:06d}{paths[old - 1].suffix}")
+    step = frame_step_ms(source)
+    rows = ["frame,t_ms"] + [f"{number},{round((number - 1) * step)}" for number in range(1, len(kept) + 1)]
+    (target / "frames.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    moved = [{**event, "frame": mapping[int(str(event["frame"]))]} for event in events]
+    if events:
+        (target / "events.jsonl").write_text("".join(json.dumps(event) + "\n" for event in moved), encoding="utf-8")
+    for name in ("game.json", "truth.json"):
+        if (source / name).exists():
+            shutil.copyfile(source / name, target / name)
+    return len(paths), len(kept)
+
+
+def main() -> None:
+    """Trims one recording into a new directory."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("source", type=Path)
+    parser.add_argument("target", type=Path)
+    parser.add_argument("--keep", type=int, default=4, help="still frames kept of each still run")
+    args = parser.parse_args()
+    if args.target.exists():
+        raise SystemExit(f"{args.target} exists; trim into a new directory")
+    before, after = write_trimmed(args.source, args.target, args.keep)
+    print(f"{args.source}: {before} -> {after} frames")
+
+
+if __name__ == "__main__":
+    main()
