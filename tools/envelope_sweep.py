@@ -1,21 +1,23 @@
 """Writes whole fast-tier games filmed by random cameras under random lights across KIT.md's envelope.
 
 Run from the repository root:
-    .venv/bin/python -m tools.envelope_sweep OUT --seeds 201 204 [--games blockade,tuned]
+    .venv/bin/python -m tools.envelope_sweep OUT --seeds 201 204 [--games blockade,tuned] [--fps 30]
 then read them with `.venv/bin/python -m bench.accuracy_bench OUT/*`. Each seed gives one
 recording per game (folder GAME[-VARIANT]-envSEED, with look.json naming its camera and light): a
 whole game played by tools/policy.py, filmed by a camera drawn anywhere in the envelope (height,
 tilt, rotation, field of view, frame size, distortion, blur, noise, JPEG) that sees every marker,
 under a light drawn the same way (colour, level and its drift, one or two lamps, table colour).
 Unlike the committed fixtures these looks are not chosen by hand, so they find what the fixed
-looks miss. Recordings already there are kept.
+looks miss. `--fps` films at another frame rate: every part of a move lasts as long as at the
+fixtures' 10 frames a second, so it has proportionally more (or fewer) frames. Recordings already
+there are kept.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +28,7 @@ from tools.policy import whole_game
 from vision.render import RenderError
 from vision.render.camera import CameraSpec
 from vision.render.effects import LightSpec
-from vision.render.record import script_for, write_recording
+from vision.render.record import Timing, script_for, write_recording
 from vision.render.scene import Renderer
 
 GAMES = (("block-arena", "9x9"), ("block-arena", "7x7"), ("block-pt", None), ("tuned", None),
@@ -72,18 +74,27 @@ def seeing_renderer(game: str, variant: str | None, seed: int) -> tuple[Renderer
     raise RenderError(f"no random look in {TRIES} sees every marker of the {game} mat")
 
 
+def timing_at(fps: float) -> Timing:
+    """Returns the fixtures' timing at another frame rate: each part as long in seconds, with at
+    least two still frames a side (the gate needs four between moves) and one of everything else."""
+    scale = fps / TIMING.fps
+    counts = {name: max(1, round(getattr(TIMING, name) * scale)) for name in ("lead", "approach", "leave", "pause")}
+    return replace(TIMING, fps=fps, still=max(2, round(TIMING.still * scale)), **counts).checked()
+
+
 def name_of(game: str, variant: str | None, seed: int) -> str:
     """Returns a recording's folder name."""
     shown = f"-{variant}" if variant and variant != "default" else ""
     return f"{game}{shown}-env{seed}"
 
 
-def write_one(out: Path, game: str, variant: str | None, seed: int) -> dict[str, object]:
+def write_one(out: Path, game: str, variant: str | None, seed: int,
+              timing: Timing = TIMING) -> dict[str, object]:
     """Writes one whole game under a random look into out and returns its summary."""
     renderer, camera, light = seeing_renderer(game, variant, seed)
     script = script_for(game, variant, whole_game(get_game(game, variant), seed))
     target = out / name_of(game, variant, seed)
-    summary = write_recording(target, script, renderer, seed=seed, timing=TIMING)
+    summary = write_recording(target, script, renderer, seed=seed, timing=timing)
     look = {"camera": asdict(camera), "light": asdict(light)}
     (target / "look.json").write_text(json.dumps(look, indent=1), encoding="utf-8")
     return summary
@@ -95,13 +106,14 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--seeds", type=int, nargs=2, default=(201, 204), help="first and past-last seed")
     parser.add_argument("--games", default="", help="comma-separated game names (default: all)")
+    parser.add_argument("--fps", type=float, default=TIMING.fps, help="frames a second (default: the fixtures')")
     args = parser.parse_args()
     wanted = set(filter(None, args.games.split(",")))
     for seed in range(*args.seeds):
         for game, variant in GAMES:
             if (wanted and game not in wanted) or (args.out / name_of(game, variant, seed)).exists():
                 continue
-            summary = write_one(args.out, game, variant, seed)
+            summary = write_one(args.out, game, variant, seed, timing_at(args.fps))
             print(name_of(game, variant, seed), summary["frames"], "frames", summary["moves"], "moves", flush=True)
 
 

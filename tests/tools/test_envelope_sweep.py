@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tools.envelope_sweep import name_of, random_camera, random_light, seeing_renderer, write_one
+from tools.envelope_sweep import name_of, random_camera, random_light, seeing_renderer, timing_at, write_one
+from tools.make_fixtures import TIMING
 from vision.render import RenderError
 
 
@@ -39,3 +40,10 @@ def test_a_recording_is_a_whole_game_with_its_look(tmp_path: Path) -> None:
     truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
     assert truth["outcome"] is not None and (folder / "frames").is_dir()
     assert set(json.loads((folder / "look.json").read_text(encoding="utf-8"))) == {"camera", "light"}
+
+
+def test_another_frame_rate_keeps_each_part_as_long_and_enough_stills_for_the_gate() -> None:
+    fast, slow = timing_at(30.0), timing_at(5.0)
+    assert timing_at(TIMING.fps) == TIMING
+    assert (fast.fps, fast.still, fast.approach, fast.lead) == (30.0, 3 * TIMING.still, 3 * TIMING.approach, 3 * TIMING.lead)
+    assert (slow.fps, slow.still, slow.approach, slow.pause) == (5.0, 2, 1, 1)
