@@ -120,14 +120,29 @@ class Pipeline:
             self._report_trouble(frame.number, "board", f"board not found: {fix.message}")
             return
         self._clear_trouble()
+        before = (self.last_frame, self.view)
         self.last_frame, self.view = frame, fix.view
         region = fix.view.rectify(frame.image, GATE_PX_PER_MM, GATE_MARGIN_MM)
         self.gate.beyond = GATE_MARGIN_MM / (fix.view.mat.side_mm + 2 * GATE_MARGIN_MM)
         self.gate.update(region, frame.t_ms)
         self._watch_lifts(frame, fix)
         event = self.gate.event
-        if event is not None:  # a still after motion: the gate's change flag misses low-contrast pieces
+        if event is not None and event.late:
+            self._read_before(before, event)
+        elif event is not None:  # a still after motion: the gate's change flag misses low-contrast pieces
             self._read(frame.number, event)
+
+    def _read_before(self, before: tuple[Frame | None, BoardView | None], event: StillEvent) -> None:
+        """Reads the frame before this one, which the gate found still only once motion began."""
+        frame, view = before
+        if frame is None or view is None:
+            return
+        now = (self.last_frame, self.view)
+        self.last_frame, self.view = frame, view
+        try:
+            self._read(frame.number, event)
+        finally:
+            self.last_frame, self.view = now
 
     def _watch_lifts(self, frame: Frame, fix: BoardFix) -> None:
         """Keeps still frames for the lift watch and asks it about the others (markers in view);

@@ -13,7 +13,10 @@ caller from the board's size and the region's margin) hides no square, so it doe
 covering: a piece taken from a reserve beside the board, or one nudged there, leaves such a
 change. Any other motion, and the first frames after it, is MOVING. After
 `still_frames` frames without motion the scene is STILL, and on that frame the gate emits a
-StillEvent: the moment to take an observation. A change of light (a change spread over the whole
+StillEvent: the moment to take an observation. A scene that held still for one frame fewer (three
+frames showing it, the first still differing from the moving one before) and then moved again was
+still all the same: on the moving frame the gate emits a `late` StillEvent for the frame before,
+so a recording with short pauses between moves is not read as one long change. A change of light (a change spread over the whole
 image that one smooth gain explains) is not motion: the gate re-references and carries on.
 """
 
@@ -100,6 +103,7 @@ class StillEvent:
     changed: bool
     changed_fraction: float
     forced: bool
+    late: bool = False  # the still scene is the previous frame's: motion began on this one
 
 
 def shrink(image: Image, size: tuple[int, int]) -> Image:
@@ -167,6 +171,7 @@ class SceneGate:
         self._previous: Field | None = None
         self._reference: Field | None = None
         self._previous_colour: Image | None = None
+        self._previous_t_ms = -math.inf
         self._reference_skin: Mask | None = None
         self._t_ms = -math.inf
         self._last_motion = -math.inf
@@ -180,7 +185,8 @@ class SceneGate:
         t = self._check_time(t_ms)
         small, colour = self._shrink(frame)
         self.event, self._t_ms = None, t
-        previous, self._previous, self._previous_colour = self._previous, small, colour
+        previous, previous_colour, previous_t = self._previous, self._previous_colour, self._previous_t_ms
+        self._previous, self._previous_colour, self._previous_t_ms = small, colour, t
         if previous is None:
             self._quiet = 1
             return self._settle(small)
@@ -191,6 +197,8 @@ class SceneGate:
         self._since_motion = 0 if moving else self._since_motion + 1
         covered = self._covered(small, colour)
         if moving or covered:
+            if self._settled_briefly(previous_t):
+                self.event = self._emit(previous, previous_colour, previous_t, forced=False, late=True)
             self._quiet, self._pending, self._last_motion = 0, True, t
             self.state = GateState.COVERED if covered else GateState.MOVING
             return self.state
@@ -207,7 +215,7 @@ class SceneGate:
         if self._previous is None:
             raise GateError("the gate has seen no frame yet, so there is nothing to observe")
         self._quiet, self._last_motion = self.settings.still_frames, -math.inf
-        event = self._emit(self._previous, forced=True)
+        event = self._emit(self._previous, self._previous_colour, self._t_ms, forced=True)
         self.state = GateState.STILL
         return event
 
@@ -351,18 +359,26 @@ class SceneGate:
             self.state = GateState.MOVING
             return self.state
         if self._pending:
-            self.event = self._emit(small, forced=False)
+            self.event = self._emit(small, self._previous_colour, self._t_ms, forced=False)
         self.state = GateState.STILL
         return self.state
 
-    def _emit(self, small: Field, forced: bool) -> StillEvent:
+    def _settled_briefly(self, previous_t: float) -> bool:
+        """Tells whether the frames up to the previous one showed a new scene one frame short of
+        still_frames: the first differing from the motion before it, the others matching it."""
+        if not self._pending or self.settings.still_frames < 3:
+            return False
+        long_enough = previous_t - self._last_motion >= self.settings.still_ms
+        return self._quiet == self.settings.still_frames - 1 and long_enough
+
+    def _emit(self, small: Field, colour: Image | None, t_ms: float, forced: bool,
+              late: bool = False) -> StillEvent:
         """Returns the still event for this scene and makes the scene the new reference."""
         if self._reference is None:
             changed, fraction = True, 1.0
         else:
             mask, _, _ = self._difference(small, self._reference)
             changed, fraction = self._blobs(mask).size > 0, float(mask.mean())
-        colour = self._previous_colour
         self._reference, self._pending = small, False
         self._reference_skin = None if colour is None else skin_of(colour)
-        return StillEvent(self._t_ms, changed, fraction, forced)
+        return StillEvent(t_ms, changed, fraction, forced, late)

@@ -14,6 +14,7 @@ import pytest
 
 from pi.replay import replay
 from tools.make_fixtures import SPECS, Spec, write_fixture
+from tools.trim_stills import write_trimmed
 
 FIXTURES = Path(__file__).resolve().parent.parent.parent / "fixtures"
 RECORDINGS = sorted(path.parent for path in FIXTURES.glob("*/truth.json"))
@@ -53,3 +54,10 @@ def test_replay_reproduces_the_truth(directory: Path) -> None:
 def test_a_fast_fixture_rendered_afresh_replays_to_its_truth(spec: Spec, tmp_path: Path) -> None:
     write_fixture(spec, tmp_path)
     assert_replays_to_truth(tmp_path / spec.name)
+
+
+@pytest.mark.parametrize("name", ["tuned-neutral", "blockade-real-warm"])
+def test_a_recording_with_only_three_still_frames_between_moves_replays_to_truth(name: str, tmp_path: Path) -> None:
+    """The gate settles on four frames of a scene; a pause one frame shorter is read late."""
+    write_trimmed(FIXTURES / name, tmp_path / name, keep=3)
+    assert_replays_to_truth(tmp_path / name)

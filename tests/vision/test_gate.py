@@ -61,6 +61,26 @@ def test_a_hand_slides_in_places_a_piece_and_slides_out() -> None:
     assert 0.002 < event.changed_fraction < 0.05
 
 
+def test_a_pause_one_frame_short_is_announced_late_when_the_next_hand_comes() -> None:
+    gate = SceneGate()
+    settled(gate)
+    hand = [with_hand(START, reach) for reach in (30, 130)] + [with_hand(AFTER, reach) for reach in (130, 30)]
+    frames = hand + [AFTER] * 3 + [with_hand(AFTER, 30), with_hand(AFTER, 130)]
+    states, events = run(gate, frames)
+    assert states == [C, C, C, C, M, M, M, C, C]
+    assert [index for index, _ in events] == [7]
+    event = events[0][1]
+    assert event.late and event.changed and not event.forced and event.t_ms == 600.0
+
+
+def test_a_pause_of_two_frames_is_no_still_scene() -> None:
+    gate = SceneGate()
+    settled(gate)
+    hand = [with_hand(START, reach) for reach in (30, 130)] + [with_hand(AFTER, reach) for reach in (130, 30)]
+    states, events = run(gate, hand + [AFTER] * 2 + [with_hand(AFTER, 30)])
+    assert states == [C, C, C, C, M, M, C] and events == []
+
+
 def test_a_hand_that_changes_nothing_gives_an_unchanged_still_event() -> None:
     gate = SceneGate()
     settled(gate)
