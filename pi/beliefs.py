@@ -6,7 +6,9 @@ needed (`current`), from the session's events and its move list: moves that exte
 belief reported (a roll, `end`, a pass, a move entered on the dashboard) go through
 `Belief.play`, so every look-alike stays in step; a confirmed or corrected move goes through
 `Belief.choose` (the players settled it); an undo or a new or resumed game restarts the belief,
-certain, on the session's state.
+certain, on the session's state. The keeper also holds the last observation read as a move or as
+no change (`seen`), which tells a misreading that lasts from a change; it is dropped whenever the
+belief restarts or the players choose a move, since it may show what they took back or settled.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pi.session import Session
 from rules import Game, RulesError
 from vision.belief import Belief
 from vision.infer import Reading
+from vision.observation import Observation
 
 RESETS = frozenset({"undo", "new-game", "resumed"})
 CHOSEN = frozenset({"confirm", "correction"})
@@ -33,6 +36,8 @@ class BeliefKeeper:
         self._reset = False
         self._chosen: set[tuple[int, str]] = set()
         self.moves: tuple[str, ...] = ()
+        self.seen: Observation | None = None
+        self.epoch = 0  # counts restarts and chosen moves: what makes `seen` void
         self._belief = self._restart(*session.position())
         session.events.subscribe(self._on_event)
 
@@ -58,6 +63,8 @@ class BeliefKeeper:
         known = self.moves
         if reset or game is not self._belief.game or moves[: len(known)] != known:
             return self._restart(game, moves, state)
+        if chosen:
+            self.seen, self.epoch = None, self.epoch + 1
         try:
             for ply in range(len(known) + 1, len(moves) + 1):
                 move = moves[ply - 1]
@@ -68,16 +75,23 @@ class BeliefKeeper:
         self.moves = moves
         return self._belief
 
-    def accept(self, belief: Belief, reading: Reading) -> None:
-        """Takes the belief after the pipeline played a move reading, if the session now holds
-        the moves it meant; else restarts the belief on the session's state."""
+    def accept(self, belief: Belief, reading: Reading, seen: Observation) -> None:
+        """Takes the belief after the pipeline played a move reading, and the observation read,
+        if the session now holds the moves it meant; else restarts the belief on the session's state."""
         meant = self.moves[: len(self.moves) - reading.rewind] + reading.moves
         game, moves, state = self.session.position()
         self._taken()
         if moves == meant and game is belief.game:
-            self._belief, self.moves = belief, moves
+            self._belief, self.moves, self.seen = belief, moves, seen
         else:
             self._restart(game, moves, state)
+
+    def unchanged(self, seen: Observation, epoch: int) -> None:
+        """Keeps an observation read as no change by the belief of an epoch, if the belief has
+        not restarted nor had a move chosen since."""
+        self.current()
+        if self.epoch == epoch:
+            self.seen = seen
 
     def hold(self, belief: Belief) -> None:
         """Keeps the belief after a question (it remembers the candidates), if the session's
@@ -88,5 +102,6 @@ class BeliefKeeper:
 
     def _restart(self, game: Game[Any, Any], moves: tuple[str, ...], state: Any) -> Belief:
         """Returns the belief restarted, certain, on a state of the session."""
-        self._belief, self.moves = Belief.start(game, state), moves
+        self._belief, self.moves, self.seen = Belief.start(game, state), moves, None
+        self.epoch += 1
         return self._belief

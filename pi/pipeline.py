@@ -231,13 +231,18 @@ class Pipeline:
         return self.on_observation(frame_number, seen)
 
     def on_observation(self, frame_number: int, seen: Observation) -> Reading:
-        """Reads an observation of the still board with the belief and acts on the reading."""
-        reading, after = self.beliefs.current().read(seen)
+        """Reads an observation of the still board with the belief and acts on the reading; an
+        observation read as a move or as no change is kept, so a cell misread the same way at the
+        next reading does not stand in the way of explaining what changed."""
+        belief, epoch = self.beliefs.current(), self.beliefs.epoch
+        reading, after = belief.read(seen, self.beliefs.seen)
         self._act(frame_number, reading)
         if reading.kind == "move":
-            self.beliefs.accept(after, reading)
+            self.beliefs.accept(after, reading, seen)
         elif reading.kind == "ambiguous":
             self.beliefs.hold(after)
+        elif reading.kind == "none":
+            self.beliefs.unchanged(seen, epoch)
         return reading
 
     def _act(self, frame_number: int, reading: Reading) -> None:

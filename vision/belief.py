@@ -105,10 +105,10 @@ class Belief:
 
     # -- observations ------------------------------------------------------------------------
 
-    def read(self, seen: Observation) -> tuple[Reading, Belief]:
+    def read(self, seen: Observation, before: Observation | None = None) -> tuple[Reading, Belief]:
         """Returns the reading of an observation and the belief after it (the same belief for
-        none, illegal and ambiguous readings)."""
-        scorer = scorer_for(self.game, self.state, seen, self.settings)
+        none, illegal and ambiguous readings); `before` is the last observation accepted."""
+        scorer = scorer_for(self.game, self.state, seen, self.settings, before)
         if not scorer.changed:
             return unchanged_reading(self.game, self.state, scorer, self.settings), self
         entries = [Entry(index, hypothesis) for index, member in enumerate(self.members)

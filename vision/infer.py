@@ -139,14 +139,16 @@ class Reading:
 class Scorer:
     """Scores views against one observation, relative to the current view (terms cached)."""
 
-    def __init__(self, seen: Observation, current: Mapping[str, str], settings: Settings) -> None:
+    def __init__(self, seen: Observation, current: Mapping[str, str], settings: Settings,
+                 stale: frozenset[str] = frozenset()) -> None:
         self.seen = seen
         self.current = current
         self._floor = settings.epsilon
         self._cell_margin = settings.cell_margin
         self._terms: dict[tuple[str, str], float] = {}
         self.changed: tuple[str, ...] = tuple(
-            square for square, label in current.items() if self.contradicts(square, label)
+            square for square, label in current.items()
+            if square not in stale and self.contradicts(square, label)
         )
 
     def term(self, square: str, label: str) -> float:
@@ -199,9 +201,19 @@ def view_of(game: Game[Any, Any], state: Any) -> dict[str, str]:
     return expected_view(game.name, game.board(state))
 
 
+def stale_misreads(current: Mapping[str, str], seen: Observation, before: Observation | None) -> frozenset[str]:
+    """Returns the squares read as the same other label as at the last reading the referee
+    accepted: a misreading that lasts says nothing about what changed since."""
+    if before is None or set(before.cells) != set(seen.cells):
+        return frozenset()
+    return frozenset(square for square, label in current.items()
+                     if seen.cells[square].label == before.cells[square].label != label)
+
+
 def scorer_for(game: Game[Any, Any], state: Any, seen: Observation,
-               settings: Settings) -> Scorer:
-    """Returns the scorer of an observation against a state, or raises ReadError."""
+               settings: Settings, before: Observation | None = None) -> Scorer:
+    """Returns the scorer of an observation against a state (leaving out the misreadings that
+    last since `before`, the last reading accepted), or raises ReadError."""
     if not isinstance(seen, Observation):
         raise ReadError(f"expected an Observation, got {type(seen).__name__}")
     if seen.game != game.name:
@@ -210,7 +222,7 @@ def scorer_for(game: Game[Any, Any], state: Any, seen: Observation,
     if set(current) != set(seen.cells):
         raise ReadError(f"the observation has a {seen.size}x{seen.size} grid, but the "
                         f"{game.name} board has {len(current)} squares")
-    return Scorer(seen, current, settings)
+    return Scorer(seen, current, settings, stale_misreads(current, seen, before))
 
 
 def _squares(game: Game[Any, Any], move: Any) -> set[str]:

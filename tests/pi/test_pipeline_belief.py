@@ -145,3 +145,19 @@ def test_done_while_a_question_is_open_ends_nothing_and_says_why(tmp_path: Path,
     assert alerts[0] == f"ambiguous: {first} or {second}" or alerts[0] == f"ambiguous: {second} or {first}"
     assert alerts[1] == f"done pressed, but the move is not confirmed yet: {alerts[0][len('ambiguous: '):]}"
     assert session.moves == ["roll:b3g4"] and pipeline.belief.asked
+
+
+def test_a_change_read_as_illegal_keeps_standing_in_the_way_of_the_next_move(tmp_path: Path) -> None:
+    """Only an observation read as a move or as no change is kept to tell lasting misreadings:
+    a piece that vanished is not forgotten because it is still gone at the next reading."""
+    session = Session(Journal(tmp_path / "journal.sqlite"))
+    session.new_game("tuned")
+    records: Records = []
+    pipeline = Pipeline(session, kit_named(), records.append, observer=unused_observer)
+    game = session.game
+    placed = game.play_all(["+donkey@b2"])
+    assert pipeline.on_observation(10, Observation.certain("tuned", view_of(game, placed))).moves == ("+donkey@b2",)
+    vanished = {**view_of(game, placed), "b2": "empty"}
+    assert pipeline.on_observation(20, Observation.certain("tuned", vanished)).kind == "illegal"
+    then = pipeline.on_observation(30, Observation.certain("tuned", {**vanished, "c3": "dog"}))
+    assert then.kind == "illegal" and session.moves == ["+donkey@b2"]

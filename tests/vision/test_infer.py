@@ -19,8 +19,10 @@ from vision.infer import (
     invisible_moves,
     read_change,
     referee_reason,
+    stale_misreads,
     view_of,
 )
+from vision.belief import Belief
 from vision.observation import CellSeen, Observation, noisy_observation
 
 GAMES = ["block-arena", "block-pt", "tuned", "blockade", "block-block"]
@@ -341,3 +343,23 @@ def test_a_reading_is_json_ready() -> None:
     assert reading.move == "e9-e8" and reading.message() == "move e9-e8"
     assert reading.as_dict()["moves"] == ["e9-e8"] and reading.as_dict()["frame"] == 12
     assert Reading("move", moves=("a1-b1", "c1-d1")).move is None
+
+
+def test_a_cell_misread_as_at_the_last_accepted_reading_does_not_block_the_next_move() -> None:
+    game = get_game("tuned")
+    state = game.play_all(["+donkey@b2"])
+    before = Observation.certain("tuned", with_labels(game, state, {"a1": "donkey"}))
+    seen = Observation.certain("tuned", with_labels(game, state, {"a1": "donkey", "c3": "dog"}))
+    assert Belief.start(game, state).read(seen)[0].kind == "illegal"
+    reading, _ = Belief.start(game, state).read(seen, before)
+    assert reading.kind == "move" and reading.moves == ("+dog@c3",)
+
+
+def test_only_a_misreading_that_lasts_is_stale() -> None:
+    game = get_game("tuned")
+    state = game.play_all(["+donkey@b2"])
+    current = view_of(game, state)
+    before = Observation.certain("tuned", with_labels(game, state, {"a1": "donkey", "a2": "dog"}))
+    seen = Observation.certain("tuned", with_labels(game, state, {"a1": "donkey", "a2": "cat", "c3": "dog"}))
+    assert stale_misreads(current, seen, before) == frozenset({"a1"})
+    assert stale_misreads(current, seen, None) == frozenset()
