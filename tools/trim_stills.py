@@ -24,14 +24,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from pi.camera.recorded import list_frames, read_times
+from pi.recording import Event, load_recording
+
 STILL_FACTOR = 1.1
 NOISE_QUANTILE = 0.1
 SMALL_WIDTH = 160
-
-
-def frame_paths(recording: Path) -> list[Path]:
-    """Returns the recording's frame files in time order."""
-    return sorted(path for path in (recording / "frames").iterdir() if path.suffix in (".jpg", ".png"))
 
 
 def small_gray(path: Path) -> np.ndarray:
@@ -69,38 +67,35 @@ def kept_frames(still: list[bool], event_frames: set[int], keep: int) -> list[in
     return kept
 
 
-def read_events(recording: Path) -> list[dict[str, object]]:
-    """Returns the recording's events, or none if it has no events file."""
-    path = recording / "events.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
 def frame_step_ms(recording: Path) -> float:
     """Returns the time between frames from frames.csv, or 100 ms when there is none."""
     path = recording / "frames.csv"
     if not path.exists():
         return 100.0
-    times = [float(row.split(",")[1]) for row in path.read_text(encoding="utf-8").splitlines()[1:] if row]
+    times = sorted(read_times(path).values())
     return (times[-1] - times[0]) / max(1, len(times) - 1)
 
 
 def renumbered(kept: list[int]) -> dict[int, int]:
     """Returns each old frame number's new number; a dropped frame maps to the next kept one."""
-    mapping, new = {}, 1
+    mapping, new, keeping = {}, 1, set(kept)
     for old in range(1, kept[-1] + 1):
         mapping[old] = new
-        if old in kept:
+        if old in keeping:
             new += 1
     return mapping
 
 
+def event_line(event: Event, frame: int) -> dict[str, object]:
+    """Returns an event as its events.jsonl line says it, moved to a frame."""
+    return {"frame": frame, "event": event.kind, "value": event.value}
+
+
 def write_trimmed(source: Path, target: Path, keep: int) -> tuple[int, int]:
     """Writes the trimmed copy of source into target; returns the frame counts before and after."""
-    paths = frame_paths(source)
-    events = read_events(source)
-    kept = kept_frames(still_flags(changes(paths)), {int(str(event["frame"])) for event in events}, keep)
+    paths = [path for _, path in sorted(list_frames(source / "frames").items())]
+    events = load_recording(source).events
+    kept = kept_frames(still_flags(changes(paths)), {event.frame for event in events}, keep)
     mapping = renumbered(kept)
     (target / "frames").mkdir(parents=True)
     for new, old in enumerate(kept, start=1):
@@ -108,9 +103,9 @@ def write_trimmed(source: Path, target: Path, keep: int) -> tuple[int, int]:
     step = frame_step_ms(source)
     rows = ["frame,t_ms"] + [f"{number},{round((number - 1) * step)}" for number in range(1, len(kept) + 1)]
     (target / "frames.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    moved = [{**event, "frame": mapping[int(str(event["frame"]))]} for event in events]
     if events:
-        (target / "events.jsonl").write_text("".join(json.dumps(event) + "\n" for event in moved), encoding="utf-8")
+        lines = [json.dumps(event_line(event, mapping[event.frame])) + "\n" for event in events]
+        (target / "events.jsonl").write_text("".join(lines), encoding="utf-8")
     for name in ("game.json", "truth.json"):
         if (source / name).exists():
             shutil.copyfile(source / name, target / name)
