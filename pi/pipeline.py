@@ -127,22 +127,11 @@ class Pipeline:
         self.gate.update(region, frame.t_ms)
         self._watch_lifts(frame, fix)
         event = self.gate.event
-        if event is not None and event.late:
-            self._read_before(before, event)
+        if event is not None and event.late:  # the frame before was still; motion began on this one
+            if before[0] is not None and before[1] is not None:
+                self._read(before[0].number, event, before)
         elif event is not None:  # a still after motion: the gate's change flag misses low-contrast pieces
             self._read(frame.number, event)
-
-    def _read_before(self, before: tuple[Frame | None, BoardView | None], event: StillEvent) -> None:
-        """Reads the frame before this one, which the gate found still only once motion began."""
-        frame, view = before
-        if frame is None or view is None:
-            return
-        now = (self.last_frame, self.view)
-        self.last_frame, self.view = frame, view
-        try:
-            self._read(frame.number, event)
-        finally:
-            self.last_frame, self.view = now
 
     def _watch_lifts(self, frame: Frame, fix: BoardFix) -> None:
         """Keeps still frames for the lift watch and asks it about the others (markers in view);
@@ -212,14 +201,17 @@ class Pipeline:
 
     # -- reading -------------------------------------------------------------------------
 
-    def _read(self, frame_number: int, event: StillEvent) -> Reading | None:
-        """Observes the still frame and acts on the referee's reading of the change."""
-        assert self.last_frame is not None and self.view is not None and self.observer is not None
+    def _read(self, frame_number: int, event: StillEvent,
+              shot: tuple[Frame | None, BoardView | None] | None = None) -> Reading | None:
+        """Observes the still frame (the last one, or the given frame with its board view) and
+        acts on the referee's reading of the change."""
+        frame, view = shot or (self.last_frame, self.view)
+        assert frame is not None and view is not None and self.observer is not None
         if self.session.game.outcome(self.session.state) is not None:
             return None
         try:
-            place = self._camera_place(self.view)
-            scene = prepare(self.last_frame.image, self.view, place, self.kit)  # type: ignore[arg-type]
+            place = self._camera_place(view)
+            scene = prepare(frame.image, view, place, self.kit)  # type: ignore[arg-type]
             seen = self.observer(scene, self.session.game.board(self.session.state), self.memory)
         except (ObserveError, PoseError) as error:
             self._report_trouble(frame_number, "reading", f"cannot read the board: {error}")
