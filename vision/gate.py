@@ -16,8 +16,9 @@ change. Any other motion, and the first frames after it, is MOVING. After
 StillEvent: the moment to take an observation. A scene that held still for one frame fewer (three
 frames showing it, the first still differing from the moving one before) and then moved again was
 still all the same: on the moving frame the gate emits a `late` StillEvent for the frame before,
-so a recording with short pauses between moves is not read as one long change. A change of light (a change spread over the whole
-image that one smooth gain explains) is not motion: the gate re-references and carries on.
+so a recording with short pauses between moves is not read as one long change. A change of light
+(a change spread over the whole image that one smooth gain explains) is not motion: the gate
+re-references and carries on.
 """
 
 from __future__ import annotations
