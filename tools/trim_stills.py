@@ -1,4 +1,4 @@
-"""Shortens the still spells of a recorded game, to keep committed fixtures small.
+"""Shortens the still spells (and optionally the hand trips) of a recorded game, to keep fixtures small.
 
 The renderers film each move as still frames, the hand's trip and still frames again, so between
 two moves the board stands still for twice `Timing.still` frames, and the gate needs fewer. This
@@ -6,7 +6,13 @@ copies a recording with every run of still frames cut to its first KEEP frames (
 after each event's frame), renumbers the frames, rewrites frames.csv at the same steady rate and
 moves the events to their frames' new numbers. Kept frames are copied byte for byte.
 
-    python -m tools.trim_stills SRC DST [--keep 4]
+    python -m tools.trim_stills SRC DST [--keep 4] [--keep-moving 4]
+
+With --keep-moving M, every run of moving frames (a hand's trip: frames that differ from the one
+before, up to but not including the first frame of the next still scene) longer than M keeps
+only its first M // 2 and last M - M // 2 frames: the hand coming in and the hand leaving with
+the camera settling after it, which are what the gate must not mistake for a still board. A
+frame that carries an event is never dropped.
 
 A frame is still when it differs from the one before by no more than STILL_FACTOR times the
 sensor's noise, taken as the NOISE_QUANTILE of the recording's differences (most pairs of frames
@@ -67,6 +73,28 @@ def kept_frames(still: list[bool], event_frames: set[int], keep: int) -> list[in
     return kept
 
 
+def moving_runs(still: list[bool]) -> list[list[int]]:
+    """Returns the 1-based numbers of each run of moving frames; a still scene's first frame is not moving."""
+    runs: list[list[int]] = [[]]
+    for number, is_still in enumerate(still, start=1):
+        starts_scene = number < len(still) and still[number]
+        if is_still or starts_scene:
+            runs.append([])
+        else:
+            runs[-1].append(number)
+    return [run for run in runs if run]
+
+
+def cut_trips(kept: list[int], still: list[bool], event_frames: set[int], keep_moving: int) -> list[int]:
+    """Returns the kept frames without the middle of every moving run longer than keep_moving."""
+    dropped = set()
+    for run in moving_runs(still):
+        if len(run) > keep_moving:
+            head, tail = keep_moving // 2, keep_moving - keep_moving // 2
+            dropped.update(run[head:len(run) - tail])
+    return [number for number in kept if number not in dropped - event_frames]
+
+
 def frame_step_ms(recording: Path) -> float:
     """Returns the time between frames from frames.csv, or 100 ms when there is none."""
     path = recording / "frames.csv"
@@ -91,11 +119,15 @@ def event_line(event: Event, frame: int) -> dict[str, object]:
     return {"frame": frame, "event": event.kind, "value": event.value}
 
 
-def write_trimmed(source: Path, target: Path, keep: int) -> tuple[int, int]:
+def write_trimmed(source: Path, target: Path, keep: int, keep_moving: int | None = None) -> tuple[int, int]:
     """Writes the trimmed copy of source into target; returns the frame counts before and after."""
     paths = [path for _, path in sorted(list_frames(source / "frames").items())]
     events = load_recording(source).events
-    kept = kept_frames(still_flags(changes(paths)), {event.frame for event in events}, keep)
+    event_frames = {event.frame for event in events}
+    still = still_flags(changes(paths))
+    kept = kept_frames(still, event_frames, keep)
+    if keep_moving is not None:
+        kept = cut_trips(kept, still, event_frames, keep_moving)
     mapping = renumbered(kept)
     (target / "frames").mkdir(parents=True)
     for new, old in enumerate(kept, start=1):
@@ -118,10 +150,14 @@ def main() -> None:
     parser.add_argument("source", type=Path)
     parser.add_argument("target", type=Path)
     parser.add_argument("--keep", type=int, default=4, help="still frames kept of each still run")
+    parser.add_argument("--keep-moving", type=int, default=None,
+                        help="frames kept of each hand trip (its first half and last half); default all")
     args = parser.parse_args()
+    if args.keep_moving is not None and args.keep_moving < 2:
+        parser.error("--keep-moving must be at least 2: the hand coming in and the hand leaving")
     if args.target.exists():
         raise SystemExit(f"{args.target} exists; trim into a new directory")
-    before, after = write_trimmed(args.source, args.target, args.keep)
+    before, after = write_trimmed(args.source, args.target, args.keep, args.keep_moving)
     print(f"{args.source}: {before} -> {after} frames")
 
 

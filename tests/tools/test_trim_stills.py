@@ -8,7 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tools.trim_stills import kept_frames, write_trimmed
+from tools.trim_stills import cut_trips, kept_frames, moving_runs, write_trimmed
 
 # One scene per frame: "a" and "b" are two board positions, "H" a hand in view.
 SCENES = "aaaaaaa" + "HHH" + "bbbbbb" + "HH" + "aaaaaaa"
@@ -57,3 +57,26 @@ def test_a_trimmed_recording_keeps_every_hand_frame_byte_for_byte_and_moves_the_
     times = (target / "frames.csv").read_text(encoding="utf-8").splitlines()
     assert times[1:3] == ["1,0", "2,100"] and len(times) == len(kept) + 1
     assert (target / "game.json").read_text(encoding="utf-8") == '{"game": "blockade"}'
+
+
+def test_a_moving_run_ends_before_the_first_frame_of_the_next_still_scene() -> None:
+    still = [False, True, True, False, False, False, False, True, True]
+    assert moving_runs(still) == [[4, 5, 6]]
+
+
+def test_a_long_hand_trip_keeps_its_first_and_last_frames_and_any_event_frame() -> None:
+    still = [False, True, False, False, False, False, False, False, False, True, True]
+    kept = list(range(1, 12))
+    assert cut_trips(kept, still, set(), 4) == [1, 2, 3, 4, 7, 8, 9, 10, 11]
+    assert cut_trips(kept, still, {5}, 4) == [1, 2, 3, 4, 5, 7, 8, 9, 10, 11]
+    assert cut_trips(kept, still, set(), 7) == kept
+
+
+def test_cutting_trips_keeps_the_hand_coming_in_and_leaving_byte_for_byte(tmp_path: Path) -> None:
+    source, target = tmp_path / "source", tmp_path / "target"
+    write_recording(source)
+    write_trimmed(source, target, keep=3, keep_moving=2)
+    kept = [1, 2, 3, 5, 6, 7, 8, 10, 11, 12, 13, 16, 17, 18, 19, 20, 21]
+    assert sorted(path.name for path in (target / "frames").iterdir())[-1] == f"{len(kept):06d}.png"
+    for new, old in enumerate(kept, start=1):
+        assert (target / "frames" / f"{new:06d}.png").read_bytes() == (source / "frames" / f"{old:06d}.png").read_bytes()
