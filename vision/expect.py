@@ -173,6 +173,18 @@ def _layers(label: str) -> list[str]:
     return [] if label == EMPTY else label.split("/")
 
 
+def faint_pair(game: str, label: str, after: str) -> bool:
+    """Tells whether a cell's label turns into another only by losing its top pyramid, nested in
+    one of its colour (Blockade: `red-S/red-L` to `red-L`, `red-S/red-S/red-L` to `red-S/red-L`):
+    from above the piece hid inside the one below, so the camera all but cannot see it go."""
+    if game != "blockade":
+        return False
+    before, now = _layers(label), _layers(after)
+    if not now or len(before) != len(now) + 1 or before[1:] != now:
+        return False
+    return before[0].split("-")[0] == now[0].split("-")[0]
+
+
 def _changes(before: Mapping[str, str], after: Mapping[str, str]) -> Changes:
     """Returns, per square of after, the layers lost from the top and the layers gained on top."""
     found: Changes = {}

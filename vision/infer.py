@@ -21,7 +21,12 @@ state and of every legal move's result (vision/expect.py) and returns a Reading:
 Scoring: a hypothesis's log-likelihood is the sum over cells of log(max(p(expected label),
 epsilon)). Only cells whose label differs from the current view matter, so each hypothesis is
 scored by its difference from the no-change hypothesis, and each (cell, label) term is computed
-once. Only moves that leave or reach a cell still unexplained are tried. Blockade players move
+once. A faint change (vision/expect.py `faint_pair`: a Blockade pyramid leaving one of its colour
+it was nested in, which the camera all but cannot see go) that the reading doubts by less than
+`faint_limit` nats counts in the score but does not spoil the fit of a single move: the piece's
+new place, which shows, and the margin over every other source decide. A piece coming onto one
+of its colour is never faint (a misread gain would make a false move), nor is any change of a
+sequence of moves (a change that needs several moves is explained strictly). Only moves that leave or reach a cell still unexplained are tried. Blockade players move
 several pieces in a turn: when no single move fits, sequences of up to 3 piece moves are tried,
 extending only partial sequences that explained changed cells without spoiling any (the `beam`
 explaining most, then scoring best); among sequences that look the same the shortest are kept,
@@ -38,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Literal, Mapping, Sequence
 
 from rules.core import Game, IllegalMoveError, InvalidMoveError
-from vision.expect import expected_view, suggested_moves
+from vision.expect import expected_view, faint_pair, suggested_moves
 from vision.observation import Observation
 
 Kind = Literal["none", "move", "ambiguous", "illegal"]
@@ -63,12 +68,13 @@ class Settings:
 
     margin: float = 3.0  # a move must beat every different-looking explanation by this
     cell_margin: float = 2.0  # a cell contradicts a label when its reading favours another by this
+    faint_limit: float = 7.0  # a faint change (expect.faint_pair) contradicted by less spoils no fit
     epsilon: float = 1e-4  # the floor of a label's probability
     max_moves: int | None = None  # moves per observation; None: SEQUENCE_LENGTHS, else 1
     beam: int = 4  # partial sequences kept per depth
 
     def __post_init__(self) -> None:
-        for name in ("margin", "cell_margin", "epsilon"):
+        for name in ("margin", "cell_margin", "epsilon", "faint_limit"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise ReadError(f"{name} must be a positive number, not {value!r}")
@@ -145,6 +151,7 @@ class Scorer:
         self.current = current
         self._floor = settings.epsilon
         self._cell_margin = settings.cell_margin
+        self._faint_limit = settings.faint_limit
         self._terms: dict[tuple[str, str], float] = {}
         self.changed: tuple[str, ...] = tuple(
             square for square, label in current.items()
@@ -165,16 +172,25 @@ class Scorer:
         best = self.term(square, self.seen.cells[square].label)
         return best - self.term(square, label) >= self._cell_margin
 
+    def faintly(self, square: str, label: str) -> bool:
+        """Tells whether a label differs from the current one by a change the camera all but
+        cannot see (expect.faint_pair) and the reading is not sure it did not happen."""
+        best = self.term(square, self.seen.cells[square].label)
+        return (faint_pair(self.seen.game, self.current[square], label)
+                and best - self.term(square, label) < self._faint_limit)
+
     def diff(self, view: Mapping[str, str]) -> Diff:
         """Returns the (square, label) pairs where a view differs from the current one."""
         current = self.current
         return tuple((square, label) for square, label in view.items() if label != current[square])
 
-    def judge(self, diff: Diff) -> tuple[float, frozenset[str]]:
-        """Returns a view's score over no change and the squares it leaves contradicted."""
+    def judge(self, diff: Diff, strict: bool = False) -> tuple[float, frozenset[str]]:
+        """Returns a view's score over no change and the squares it leaves contradicted (a faint
+        change the reading is not sure of counts only in the score, unless `strict`)."""
         score = sum(self.term(s, label) - self.term(s, self.current[s]) for s, label in diff)
         touched = {square for square, _ in diff}
-        misfit = {square for square, label in diff if self.contradicts(square, label)}
+        misfit = {square for square, label in diff
+                  if self.contradicts(square, label) and (strict or not self.faintly(square, label))}
         misfit.update(square for square in self.changed if square not in touched)
         return score, frozenset(misfit)
 
@@ -250,7 +266,7 @@ def _children(game: Game[Any, Any], parent: Hypothesis, scorer: Scorer, seen: se
         diff = scorer.diff(view_of(game, state))
         if diff == parent.diff:
             continue  # the camera cannot see this move
-        score, misfit = scorer.judge(diff)
+        score, misfit = scorer.judge(diff, strict=bool(parent.moves))  # faint: single moves only
         yield Hypothesis(parent.moves + (str(move),), state, diff, score, misfit,
                          score - parent.score)
 
@@ -267,7 +283,7 @@ def extensions(game: Game[Any, Any], state: Any, scorer: Scorer,
         except (IllegalMoveError, InvalidMoveError):
             continue
         diff = scorer.diff(view_of(game, after))
-        score, misfit = scorer.judge(diff)
+        score, misfit = scorer.judge(diff, strict=True)
         parent = Hypothesis(tuple(moves), after, diff, score, misfit, score)
         found.extend(_children(game, parent, scorer, seen, frozenset()))
     return found
@@ -459,7 +475,7 @@ def faint_moves(game: Game[Any, Any], state: Any, scorer: Scorer,
         if leaning.isdisjoint(_squares(game, move)):
             continue
         diff = scorer.diff(view_of(game, game.play(state, move)))
-        score, misfit = scorer.judge(diff)
+        score, misfit = scorer.judge(diff, strict=True)
         if diff and not misfit and score >= settings.margin:
             found.append((score, str(move)))
     return tuple((move,) for _, move in sorted(found, key=lambda pair: -pair[0]))

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from rules import get_game
-from vision.expect import ViewError, expected_view, suggested_moves, visible, visible_rows
+from vision.expect import ViewError, expected_view, faint_pair, suggested_moves, visible, visible_rows
 from vision.observation import grid_squares, is_label
 
 Piece = dict[str, Any]
@@ -277,3 +277,21 @@ def test_suggested_placements_name_every_shape_for_the_grown_columns() -> None:
 def test_bad_positions_raise_one_clear_error(name: str, board: Any, message: str) -> None:
     with pytest.raises(ViewError, match=message):
         expected_view(name, board)
+
+
+@pytest.mark.parametrize("label, after, faint", [
+    ("red-S/red-L", "red-L", True),  # a Small leaves a Large of its colour
+    ("red-S/red-S/red-L", "red-S/red-L", True),  # one of two nested Smalls leaves
+    ("green-M/green-L", "green-L", True),
+    ("red-L", "red-S/red-L", False),  # a piece coming is not faint: only one going
+    ("red-S/blue-L", "blue-L", False),  # a Small on a Large of another colour shows
+    ("red-S/clear-L", "clear-L", False),
+    ("red-S/red-L", "red-S/red-L", False),
+    ("red-L", "empty", False),
+])
+def test_a_faint_change_is_a_pyramid_leaving_one_of_its_colour(label: str, after: str, faint: bool) -> None:
+    assert faint_pair("blockade", label, after) is faint
+
+
+def test_only_blockade_has_faint_changes() -> None:
+    assert not faint_pair("tuned", "dog/donkey", "donkey")

@@ -226,6 +226,61 @@ def test_a_blockade_small_nested_on_a_small_of_its_colour_is_read_by_its_target(
     assert (reading.kind, reading.moves) == ("move", ("d3-d4",))
 
 
+def nested_sources(moderate: dict[str, float]) -> tuple[Game[Any, Any], Any, Observation]:
+    """Returns Blockade after roll:b2g2, and a view of a blue Small put on the clear Large at c3
+    from one of the blue Larges around it, in which every blue Small's Large reads as still
+    holding its Small: surely, or as the given squares say (the chance that it left)."""
+    game = get_game("blockade")
+    state = game.play_all(["roll:b2g2"])
+    view = view_of(game, state)
+    cells = {square: CellSeen.sure(label) for square, label in view.items()}
+    cells["c3"] = CellSeen.sure("blue-S/clear-L")
+    for square, chance in moderate.items():
+        cells[square] = CellSeen.from_probs({view[square]: 1.0 - chance, "blue-L": chance})
+    return game, state, Observation("blockade", cells)
+
+
+def test_a_small_leaving_a_large_of_its_colour_may_be_read_faintly_if_its_target_shows() -> None:
+    game, state, seen = nested_sources({"d3": 0.05})  # d3 favours its Small by 2.9 nats
+    reading = read_change(game, state, seen)
+    assert (reading.kind, reading.moves) == ("move", ("d3-c3",))
+
+
+def test_two_faint_sources_alike_are_asked_about() -> None:
+    game, state, seen = nested_sources({"d3": 0.05, "d4": 0.04})
+    reading = read_change(game, state, seen)
+    assert reading.kind == "ambiguous"
+    assert set(reading.candidates) == {("d3-c3",), ("d4-c3",)}
+
+
+def test_a_source_read_surely_unchanged_is_not_faint() -> None:
+    game, state, seen = nested_sources({})
+    reading = read_change(game, state, seen)
+    assert reading.kind == "illegal" and reading.changed == ("c3",)
+    game, state, seen = nested_sources({"d3": 0.05})
+    assert read_change(game, state, seen, Settings(faint_limit=2.5)).kind == "illegal"
+
+
+def test_a_faint_source_is_taken_only_for_a_single_move() -> None:
+    game, state, seen = nested_sources({"d3": 0.05})
+    cells = dict(seen.cells)
+    cells["b3"], cells["b2"] = CellSeen.sure("green-L"), CellSeen.sure("green-S/green-S/green-L")
+    assert read_change(game, state, Observation("blockade", cells)).kind != "move"
+    cells["d3"] = CellSeen.sure("blue-L")
+    reading = read_change(game, state, Observation("blockade", cells))
+    assert reading.kind == "move" and set(reading.moves) == {"d3-c3", "b3-b2"}
+
+
+def test_a_small_put_on_one_of_its_colour_must_still_show() -> None:
+    game = get_game("blockade")
+    state = game.play_all(["roll:b2g2"])
+    view = view_of(game, state)
+    cells = {square: CellSeen.sure(label) for square, label in view.items()}
+    cells["d3"] = CellSeen.sure("blue-L")
+    cells["d4"] = CellSeen.from_probs({"blue-S/blue-L": 0.95, "blue-S/blue-S/blue-L": 0.05})
+    assert read_change(game, state, Observation("blockade", cells)).kind != "move"
+
+
 def test_moves_the_camera_cannot_see_are_listed_and_read_as_none() -> None:
     game = get_game("blockade")
     state = game.play_all(["roll:b1g1"])
@@ -329,6 +384,7 @@ def test_an_observation_of_another_game_or_grid_is_refused() -> None:
     ({"margin": 0}, "margin must be a positive number"),
     ({"cell_margin": -1.0}, "cell_margin must be a positive number"),
     ({"epsilon": 0.7}, "epsilon must be below 0.5"),
+    ({"faint_limit": 0.0}, "faint_limit must be a positive number"),
     ({"epsilon": True}, "epsilon must be a positive number"),
     ({"max_moves": 4}, "max_moves must be 1 to 3"),
     ({"beam": 0}, "beam must be a whole number"),
