@@ -87,12 +87,13 @@ def moving_runs(still: list[bool]) -> list[list[int]]:
 
 def cut_trips(kept: list[int], still: list[bool], event_frames: set[int], keep_moving: int) -> list[int]:
     """Returns the kept frames without the middle of every moving run longer than keep_moving."""
-    dropped = set()
+    head, tail = keep_moving // 2, keep_moving - keep_moving // 2
+    dropped: set[int] = set()
     for run in moving_runs(still):
         if len(run) > keep_moving:
-            head, tail = keep_moving // 2, keep_moving - keep_moving // 2
             dropped.update(run[head:len(run) - tail])
-    return [number for number in kept if number not in dropped - event_frames]
+    dropped -= event_frames
+    return [number for number in kept if number not in dropped]
 
 
 def frame_step_ms(recording: Path) -> float:

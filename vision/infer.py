@@ -26,11 +26,12 @@ it was nested in, which the camera all but cannot see go) that the reading doubt
 `faint_limit` nats counts in the score but does not spoil the fit of a single move: the piece's
 new place, which shows, and the margin over every other source decide. A piece coming onto one
 of its colour is never faint (a misread gain would make a false move), nor is any change of a
-sequence of moves (a change that needs several moves is explained strictly). Only moves that leave or reach a cell still unexplained are tried. Blockade players move
-several pieces in a turn: when no single move fits, sequences of up to 3 piece moves are tried,
-extending only partial sequences that explained changed cells without spoiling any (the `beam`
-explaining most, then scoring best); among sequences that look the same the shortest are kept,
-so one piece moved twice between two still frames reads as one move.
+sequence of moves (a change that needs several moves is explained strictly). Only moves that
+leave or reach a cell still unexplained are tried. Blockade players move several pieces in a
+turn: when no single move fits, sequences of up to 3 piece moves are tried, extending only
+partial sequences that explained changed cells without spoiling any (the `beam` explaining most,
+then scoring best); among sequences that look the same the shortest are kept, so one piece moved
+twice between two still frames reads as one move.
 When a question goes unanswered, vision/belief.py keeps its candidates and, if the next change
 fits no single move, tries each candidate followed by one move (`extensions`).
 Pure: no OpenCV, no I/O.
@@ -167,17 +168,19 @@ class Scorer:
             self._terms[key] = value
         return value
 
+    def doubt(self, square: str, label: str) -> float:
+        """Returns by how many nats a square's reading favours its best label over this one."""
+        return self.term(square, self.seen.cells[square].label) - self.term(square, label)
+
     def contradicts(self, square: str, label: str) -> bool:
         """Tells whether a square's reading favours another label over this one by the margin."""
-        best = self.term(square, self.seen.cells[square].label)
-        return best - self.term(square, label) >= self._cell_margin
+        return self.doubt(square, label) >= self._cell_margin
 
     def faintly(self, square: str, label: str) -> bool:
         """Tells whether a label differs from the current one by a change the camera all but
         cannot see (expect.faint_pair) and the reading is not sure it did not happen."""
-        best = self.term(square, self.seen.cells[square].label)
         return (faint_pair(self.seen.game, self.current[square], label)
-                and best - self.term(square, label) < self._faint_limit)
+                and self.doubt(square, label) < self._faint_limit)
 
     def diff(self, view: Mapping[str, str]) -> Diff:
         """Returns the (square, label) pairs where a view differs from the current one."""
