@@ -65,17 +65,35 @@ def focal_from_homography(homography: FloatArray, centre: tuple[float, float]) -
     return 1.0 / math.sqrt(inverse_square)
 
 
+def frame_centre(view: BoardView) -> tuple[float, float]:
+    """Returns the middle of the view's frame (pixels), where the principal point is assumed."""
+    width, height = view.frame_size
+    return (width - 1) / 2.0, (height - 1) / 2.0
+
+
+def homography_focal(view: BoardView) -> float | None:
+    """Returns the focal length (pixels) the view's homography implies when it is well
+    determined and plausible (40-85 degrees of horizontal field), else None."""
+    width = view.frame_size[0]
+    focal = focal_from_homography(view.homography, frame_centre(view))
+    if focal is None or not focal_from_hfov(width, 85.0) <= focal <= focal_from_hfov(width, 40.0):
+        return None
+    return focal
+
+
+def lens_matrix(view: BoardView, focal_px: float) -> FloatArray:
+    """Returns the camera matrix of a lens of this focal length, principal point in the middle."""
+    cx, cy = frame_centre(view)
+    return np.array([[focal_px, 0.0, cx], [0.0, focal_px, cy], [0.0, 0.0, 1.0]])
+
+
 def intrinsics(view: BoardView, hfov_deg: float) -> FloatArray:
     """Returns the camera matrix: the calibration's; else the focal length the homography
     implies when it is well determined and plausible (40-85 degrees); else the FOV prior."""
     if view.calibration is not None:
         return np.asarray(view.calibration.matrix_for(view.frame_size), np.float64)
-    width, height = view.frame_size
-    centre = ((width - 1) / 2.0, (height - 1) / 2.0)
-    focal = focal_from_homography(view.homography, centre)
-    if focal is None or not focal_from_hfov(width, 85.0) <= focal <= focal_from_hfov(width, 40.0):
-        focal = focal_from_hfov(width, hfov_deg)
-    return np.array([[focal, 0.0, centre[0]], [0.0, focal, centre[1]], [0.0, 0.0, 1.0]])
+    focal = homography_focal(view)
+    return lens_matrix(view, focal_from_hfov(view.frame_size[0], hfov_deg) if focal is None else focal)
 
 
 def locate_camera(view: BoardView, hfov_deg: float = DEFAULT_HFOV_DEG) -> CameraPlace:
@@ -87,13 +105,19 @@ def place_for_focal(view: BoardView, focal_px: float) -> CameraPlace:
     """Returns the camera centre that explains the view's homography with a lens of this focal
     length (pixels, principal point in the frame's middle): a view from nearly straight above
     leaves focal length and height tied, so its observers may choose among these places."""
-    width, height = view.frame_size
-    matrix = np.array([[focal_px, 0.0, (width - 1) / 2.0], [0.0, focal_px, (height - 1) / 2.0], [0.0, 0.0, 1.0]])
-    return place_for_matrix(view, matrix)
+    return place_for_matrix(view, lens_matrix(view, focal_px))
 
 
-def place_for_matrix(view: BoardView, matrix: FloatArray) -> CameraPlace:
-    """Returns the camera centre that, with this camera matrix, explains the view's homography."""
+def tilt_deg(view: BoardView, focal_px: float) -> float:
+    """Returns how far (degrees) the optical axis leans off the mat's normal for a camera with
+    this focal length that explains the view's homography."""
+    rotation, _ = plane_pose(view, lens_matrix(view, focal_px))
+    return math.degrees(math.acos(min(1.0, abs(float(rotation[2, 2])))))
+
+
+def plane_pose(view: BoardView, matrix: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Returns the rotation (mat axes to camera axes) and the mat origin in camera coordinates
+    that, with this camera matrix, explain the view's homography (the mat in front)."""
     columns = np.linalg.solve(matrix, view.homography)
     scale = (np.linalg.norm(columns[:, 0]) + np.linalg.norm(columns[:, 1])) / 2.0
     if not math.isfinite(scale) or scale <= 0:
@@ -101,7 +125,12 @@ def place_for_matrix(view: BoardView, matrix: FloatArray) -> CameraPlace:
     first, second, shift = columns[:, 0] / scale, columns[:, 1] / scale, columns[:, 2] / scale
     if shift[2] < 0:
         first, second, shift = -first, -second, -shift
-    rotation = _nearest_rotation(np.column_stack([first, second, np.cross(first, second)]))
+    return _nearest_rotation(np.column_stack([first, second, np.cross(first, second)])), shift
+
+
+def place_for_matrix(view: BoardView, matrix: FloatArray) -> CameraPlace:
+    """Returns the camera centre that, with this camera matrix, explains the view's homography."""
+    rotation, shift = plane_pose(view, matrix)
     centre = -rotation.T @ shift
     if centre[2] <= MIN_CLEARANCE_MM:
         raise PoseError(f"the camera would be {centre[2]:.0f} mm above the mat: not a view from above")

@@ -7,7 +7,9 @@ import pytest
 
 from vision.board import BoardView
 from vision.kit import kit_named
-from vision.pose import CameraPlace, PoseError, image_points, locate_camera
+from vision.pose import (
+    CameraPlace, PoseError, focal_from_hfov, homography_focal, image_points, locate_camera, tilt_deg,
+)
 from vision.render.camera import CameraSpec, pose
 
 KIT = kit_named()
@@ -57,3 +59,18 @@ def test_a_mirrored_homography_is_refused() -> None:
     view = BoardView(KIT, MAT, np.diag([1.0, 1.0, 0.0]), (640, 480))
     with pytest.raises(PoseError):
         locate_camera(view)
+
+
+@pytest.mark.parametrize("tilt", [6.0, 12.0, 20.0])
+def test_a_leaning_camera_tells_its_focal_length_and_tilt(tilt: float) -> None:
+    spec = CameraSpec(height_mm=650, tilt_deg=tilt, azimuth_deg=130, roll_deg=40, hfov_deg=54.0, size=(1024, 768))
+    view, _ = view_of(spec)
+    focal = homography_focal(view)
+    assert focal is not None and focal == pytest.approx(focal_from_hfov(1024, 54.0), rel=1e-3)
+    assert tilt_deg(view, focal) == pytest.approx(tilt, abs=0.05)
+
+
+def test_a_camera_straight_down_does_not_tell_its_focal_length() -> None:
+    view, _ = view_of(CameraSpec(height_mm=650, tilt_deg=0.0, hfov_deg=54.0))
+    assert homography_focal(view) is None
+    assert tilt_deg(view, focal_from_hfov(640, 60.0)) == pytest.approx(0.0, abs=0.05)

@@ -8,8 +8,14 @@ import math
 import numpy as np
 
 from tests.vision.observe.stack_scenes import Camera
-from vision.observe.block_block_place import DOUBT, Placing, fit, merged, nelder_mead, placed, unknown
-from vision.pose import CameraPlace
+from tests.vision.test_pose import view_of
+from vision.observe.block_block_place import (
+    DOUBT, LENS_DOUBT, Placing, fit, lens_prior, merged, nelder_mead, placed, unknown,
+)
+from vision.pose import CameraPlace, focal_from_hfov, locate_camera
+from vision.render.camera import CameraSpec
+
+LEANING = CameraSpec(height_mm=700, tilt_deg=14, azimuth_deg=20, roll_deg=-100, hfov_deg=54.0)
 
 
 def test_the_simplex_search_follows_a_narrow_curved_ridge() -> None:
@@ -54,3 +60,18 @@ def test_fits_that_disagree_leave_the_place_in_doubt() -> None:
     sure, precision = merged(None, 0.0, Placing(0.2, (0.0, 0.0), 0.02))
     found, _ = merged(sure, precision, Placing(-0.2, (0.0, 0.0), 0.02))
     assert abs(found.focal) < 1e-9 and found.doubt > 0.19
+
+
+def test_a_leaning_camera_s_homography_is_the_place_s_prior_before_any_piece() -> None:
+    view, camera = view_of(LEANING)
+    anchor = locate_camera(view, hfov_deg=66.0)
+    placing = unknown(view, anchor)
+    assert placing.doubt < 2 * LENS_DOUBT
+    assert math.isclose(math.exp(placing.focal) * anchor.focal_px, focal_from_hfov(640, 54.0), rel_tol=1e-3)
+    assert np.abs(np.array(placed(view, anchor, placing).centre) - camera.centre).max() < 1.0  # type: ignore[attr-defined]
+
+
+def test_a_camera_straight_down_has_no_lens_prior() -> None:
+    view, _ = view_of(CameraSpec(height_mm=700, tilt_deg=0.0, hfov_deg=54.0))
+    anchor = locate_camera(view)
+    assert lens_prior(view, anchor) is None and unknown(view, anchor).doubt == DOUBT[1]
