@@ -59,7 +59,7 @@ SPECS = (
     Spec("blockade-real-neutral", "blockade", None, "neutral", 25, 80, full=True),
     Spec("blockade-real-warm", "blockade", None, "tilted-warm", 29, 11),
     Spec("blockade-real-large-cool", "blockade", None, "large-cool", 158, 80, full=True),
-    Spec("block-block-real-cool", "block-block", "default", "daylight", 31, 8),
+    Spec("block-block-real-daylight", "block-block", "default", "daylight", 34, 80, full=True),
     Spec("block-block-real-dim", "block-block", "default", "dusk", 30, 80, full=True),
 )
 
