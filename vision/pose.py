@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -21,6 +22,8 @@ from vision.board import BoardView
 FloatArray = NDArray[np.float64]
 DEFAULT_HFOV_DEG = 60.0
 MIN_CLEARANCE_MM = 20.0
+FOCAL_NOISE_PX = 0.3  # the least corner noise the homography's focal length is doubted by
+FOCAL_SAMPLES, FOCAL_SEED = 64, 0  # refits, and their seed (the same view gets the same doubt)
 
 
 class PoseError(ValueError):
@@ -81,6 +84,33 @@ def homography_focal(view: BoardView) -> float | None:
     return focal
 
 
+def focal_spread(view: BoardView, samples: int = FOCAL_SAMPLES) -> float:
+    """Returns how far (log focal length) the homography's focal length moves when the markers'
+    corners move by their own misfit to it (at least FOCAL_NOISE_PX): half the 16-84 % range
+    over seeded refits, infinite when a sixth of them or more tell no focal length."""
+    corners = view.kit.marker_corners(view.mat)
+    seen = [key for key in view.observed if key in corners]
+    if len(seen) < 2:
+        return math.inf
+    board = np.vstack([corners[key] for key in seen]).astype(np.float64)
+    pixels = np.vstack([view.observed[key] for key in seen]).astype(np.float64)
+    noise = max(FOCAL_NOISE_PX, float(np.sqrt(((view.to_image(board) - pixels) ** 2).sum(axis=1).mean())))
+    rng = np.random.default_rng(FOCAL_SEED)
+    found = [_refit_focal(board, pixels + rng.normal(0.0, noise, pixels.shape), frame_centre(view))
+             for _ in range(samples)]
+    logs = np.log([focal for focal in found if focal is not None])
+    if len(logs) < samples * 5 / 6:
+        return math.inf
+    low, high = np.percentile(logs, [16.0, 84.0])
+    return float(high - low) / 2.0
+
+
+def _refit_focal(board: FloatArray, pixels: FloatArray, centre: tuple[float, float]) -> float | None:
+    """Returns the focal length of the homography fitted (least squares) to matched points."""
+    homography, _ = cv2.findHomography(board, pixels, 0)
+    return None if homography is None else focal_from_homography(np.asarray(homography, np.float64), centre)
+
+
 def lens_matrix(view: BoardView, focal_px: float) -> FloatArray:
     """Returns the camera matrix of a lens of this focal length, principal point in the middle."""
     cx, cy = frame_centre(view)
@@ -108,16 +138,8 @@ def place_for_focal(view: BoardView, focal_px: float) -> CameraPlace:
     return place_for_matrix(view, lens_matrix(view, focal_px))
 
 
-def tilt_deg(view: BoardView, focal_px: float) -> float:
-    """Returns how far (degrees) the optical axis leans off the mat's normal for a camera with
-    this focal length that explains the view's homography."""
-    rotation, _ = plane_pose(view, lens_matrix(view, focal_px))
-    return math.degrees(math.acos(min(1.0, abs(float(rotation[2, 2])))))
-
-
-def plane_pose(view: BoardView, matrix: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Returns the rotation (mat axes to camera axes) and the mat origin in camera coordinates
-    that, with this camera matrix, explain the view's homography (the mat in front)."""
+def place_for_matrix(view: BoardView, matrix: FloatArray) -> CameraPlace:
+    """Returns the camera centre that, with this camera matrix, explains the view's homography."""
     columns = np.linalg.solve(matrix, view.homography)
     scale = (np.linalg.norm(columns[:, 0]) + np.linalg.norm(columns[:, 1])) / 2.0
     if not math.isfinite(scale) or scale <= 0:
@@ -125,12 +147,7 @@ def plane_pose(view: BoardView, matrix: FloatArray) -> tuple[FloatArray, FloatAr
     first, second, shift = columns[:, 0] / scale, columns[:, 1] / scale, columns[:, 2] / scale
     if shift[2] < 0:
         first, second, shift = -first, -second, -shift
-    return _nearest_rotation(np.column_stack([first, second, np.cross(first, second)])), shift
-
-
-def place_for_matrix(view: BoardView, matrix: FloatArray) -> CameraPlace:
-    """Returns the camera centre that, with this camera matrix, explains the view's homography."""
-    rotation, shift = plane_pose(view, matrix)
+    rotation = _nearest_rotation(np.column_stack([first, second, np.cross(first, second)]))
     centre = -rotation.T @ shift
     if centre[2] <= MIN_CLEARANCE_MM:
         raise PoseError(f"the camera would be {centre[2]:.0f} mm above the mat: not a view from above")

@@ -11,7 +11,7 @@ length, that the reading averages over. Each view's fits are averaged, weighted 
 precision, the doubt widened where they disagree (merged, block_block.remember_place). With no
 cube on the board the place is the one the homography alone implies where the camera leans
 enough off straight down for it to tell the focal length (vision.pose.homography_focal), doubted
-more the less it leans, else the family's middle doubting the whole envelope; the fits on pieces
+by how far the markers' misfit moves it, else the family's middle doubting the whole envelope; the fits on pieces
 do not weigh it in (pulled towards it, the fits read realistic renders worse: they make up for
 the reading model's own leanings, so the truer place is not the better one for later reads).
 A lens calibration fixes the place outright.
@@ -27,7 +27,7 @@ import numpy as np
 
 from vision.board import BoardView
 from vision.observe.block_block_rays import FloatArray
-from vision.pose import CameraPlace, focal_from_hfov, homography_focal, place_for_focal, tilt_deg
+from vision.pose import CameraPlace, focal_from_hfov, focal_spread, homography_focal, place_for_focal
 
 FAMILY_HFOV = (75.0, 45.0)  # the fields of view the lens is looked for between (KIT.md: 50-70)
 FAMILY_SAMPLES = 9
@@ -35,9 +35,9 @@ XY_SIGMA_MM = 30.0  # how far sideways of the family the place may lie (lens dis
 SIMPLEX_MM, SIMPLEX_ROUNDS = (20.0, 20.0, 40.0), 25  # the centre search's first steps (x, y, z), rounds
 DOUBT = (0.02, 0.3)  # the least and most doubt, in log focal length
 PLACE_TEMPERATURE = 15.0  # rays per independent look when scoring places
-LENS_DOUBT = 0.05  # the least doubt (log focal length) of the focal length the homography implies
-                   # (realistic renders across KIT.md's envelope: within 8 %) ...
-LENS_TILT_DEG = 2.0  # ... growing as (this / tilt) squared: a view straight down does not tell it
+LENS_DOUBT = 0.05  # the doubt (log focal length) of the focal length the homography implies, over
+                   # how far its corners' misfit moves it (vision.pose.focal_spread): lens
+                   # distortion biases it (realistic renders across KIT.md's envelope: within 8 %)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +76,7 @@ def lens_prior(view: BoardView, anchor: CameraPlace) -> tuple[float, float] | No
     focal = homography_focal(view) if view.calibration is None else None
     if focal is None:
         return None
-    doubt = math.hypot(LENS_DOUBT, (LENS_TILT_DEG / max(tilt_deg(view, focal), 1e-3)) ** 2)
+    doubt = math.hypot(LENS_DOUBT, focal_spread(view))
     return (math.log(focal / anchor.focal_px), doubt) if doubt < DOUBT[1] else None
 
 

@@ -63,15 +63,21 @@ def test_fits_that_disagree_leave_the_place_in_doubt() -> None:
 
 
 def test_a_leaning_camera_s_homography_is_the_place_s_prior_before_any_piece() -> None:
-    view, camera = view_of(LEANING)
+    view, camera = view_of(LEANING, 0.2, 1)
     anchor = locate_camera(view, hfov_deg=66.0)
     placing = unknown(view, anchor)
     assert placing.doubt < 2 * LENS_DOUBT
-    assert math.isclose(math.exp(placing.focal) * anchor.focal_px, focal_from_hfov(640, 54.0), rel_tol=1e-3)
-    assert np.abs(np.array(placed(view, anchor, placing).centre) - camera.centre).max() < 1.0  # type: ignore[attr-defined]
+    assert math.isclose(math.exp(placing.focal) * anchor.focal_px, focal_from_hfov(640, 54.0), rel_tol=0.05)
+    assert np.abs(np.array(placed(view, anchor, placing).centre) - camera.centre).max() < 30.0  # type: ignore[attr-defined]
+
+
+def test_a_homography_whose_corners_misfit_it_is_no_prior() -> None:
+    view, _ = view_of(LEANING, 8.0, 1)
+    anchor = locate_camera(view)
+    assert lens_prior(view, anchor) is None and unknown(view, anchor).doubt == DOUBT[1]
 
 
 def test_a_camera_straight_down_has_no_lens_prior() -> None:
-    view, _ = view_of(CameraSpec(height_mm=700, tilt_deg=0.0, hfov_deg=54.0))
+    view, _ = view_of(CameraSpec(height_mm=700, tilt_deg=0.0, hfov_deg=54.0), 0.2, 1)
     anchor = locate_camera(view)
     assert lens_prior(view, anchor) is None and unknown(view, anchor).doubt == DOUBT[1]
