@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -84,10 +85,12 @@ def homography_focal(view: BoardView) -> float | None:
     return focal
 
 
+@lru_cache(maxsize=8)
 def focal_spread(view: BoardView, samples: int = FOCAL_SAMPLES) -> float:
     """Returns how far (log focal length) the homography's focal length moves when the markers'
     corners move by their own misfit to it (at least FOCAL_NOISE_PX): half the 16-84 % range
-    over seeded refits, infinite when a sixth of them or more tell no focal length."""
+    over seeded refits, infinite when a sixth of them or more tell no focal length (kept per
+    view: a locked board tracker hands out one view for many frames)."""
     corners = view.kit.marker_corners(view.mat)
     seen = [key for key in view.observed if key in corners]
     if len(seen) < 2:
