@@ -85,12 +85,10 @@ def homography_focal(view: BoardView) -> float | None:
     return focal
 
 
-@lru_cache(maxsize=8)
 def focal_spread(view: BoardView, samples: int = FOCAL_SAMPLES) -> float:
     """Returns how far (log focal length) the homography's focal length moves when the markers'
     corners move by their own misfit to it (at least FOCAL_NOISE_PX): half the 16-84 % range
-    over seeded refits, infinite when a sixth of them or more tell no focal length (kept per
-    view: a locked board tracker hands out one view for many frames)."""
+    over seeded refits, infinite when a sixth of them or more tell no focal length."""
     corners = view.kit.marker_corners(view.mat)
     seen = [key for key in view.observed if key in corners]
     if len(seen) < 2:
@@ -98,9 +96,16 @@ def focal_spread(view: BoardView, samples: int = FOCAL_SAMPLES) -> float:
     board = np.vstack([corners[key] for key in seen]).astype(np.float64)
     pixels = np.vstack([view.observed[key] for key in seen]).astype(np.float64)
     noise = max(FOCAL_NOISE_PX, float(np.sqrt(((view.to_image(board) - pixels) ** 2).sum(axis=1).mean())))
+    return _spread(board.tobytes(), pixels.tobytes(), noise, frame_centre(view), samples)
+
+
+@lru_cache(maxsize=8)
+def _spread(board: bytes, pixels: bytes, noise: float, centre: tuple[float, float], samples: int) -> float:
+    """Returns focal_spread's figure for matched points (float64 bytes, N x 2 each), kept for the
+    last few (a locked board tracker hands out one view for many frames; a refit set costs ms)."""
+    on_board, seen = np.frombuffer(board).reshape(-1, 2), np.frombuffer(pixels).reshape(-1, 2)
     rng = np.random.default_rng(FOCAL_SEED)
-    found = [_refit_focal(board, pixels + rng.normal(0.0, noise, pixels.shape), frame_centre(view))
-             for _ in range(samples)]
+    found = [_refit_focal(on_board, seen + rng.normal(0.0, noise, seen.shape), centre) for _ in range(samples)]
     logs = np.log([focal for focal in found if focal is not None])
     if len(logs) < samples * 5 / 6:
         return math.inf
