@@ -25,10 +25,9 @@ def view_of(spec: CameraSpec, noise_px: float | None = None, seed: int = 0) -> t
     exact = BoardView(KIT, MAT, camera.plane_homography(), spec.size)
     if noise_px is None:
         return exact, camera
-    rng = np.random.default_rng(seed)
-    seen = {key: exact.to_image(corners) + rng.normal(0.0, noise_px, (4, 2))
-            for key, corners in KIT.marker_corners(MAT).items()}
-    board = np.vstack(list(KIT.marker_corners(MAT).values()))
+    rng, corners = np.random.default_rng(seed), KIT.marker_corners(MAT)
+    seen = {key: exact.to_image(points) + rng.normal(0.0, noise_px, (4, 2)) for key, points in corners.items()}
+    board = np.vstack(list(corners.values()))
     homography, _ = cv2.findHomography(board, np.vstack(list(seen.values())), 0)
     return BoardView(KIT, MAT, homography, spec.size, observed=seen), camera
 

@@ -11,10 +11,10 @@ length, that the reading averages over. Each view's fits are averaged, weighted 
 precision, the doubt widened where they disagree (merged, block_block.remember_place). With no
 cube on the board the place is the one the homography alone implies where the camera leans
 enough off straight down for it to tell the focal length (vision.pose.homography_focal), doubted
-by how far the markers' misfit moves it, else the family's middle doubting the whole envelope; the fits on pieces
-do not weigh it in (pulled towards it, the fits read realistic renders worse: they make up for
-the reading model's own leanings, so the truer place is not the better one for later reads).
-A lens calibration fixes the place outright.
+by how far the markers' misfit moves it, else the family's middle doubting the whole envelope;
+the fits on pieces do not weigh it in (pulled towards it, the fits read realistic renders worse:
+they make up for the reading model's own leanings, so the truer place is not the better one for
+later reads). A lens calibration fixes the place outright.
 """
 
 from __future__ import annotations

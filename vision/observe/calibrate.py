@@ -32,7 +32,7 @@ from vision.kit import Kit, Mat, board_to_page
 from vision.mat import Rect, mat_page
 from vision.observation import EMPTY
 from vision.observe.context import Scene, Taps, rgb_to_lab, taps
-from vision.pose import MIN_CLEARANCE_MM, CameraPlace, focal_from_hfov, image_points
+from vision.pose import MIN_CLEARANCE_MM, CameraPlace, focal_from_hfov, image_points, lens_matrix
 
 FloatArray = NDArray[np.float64]
 LIGHTNESS = 0.5  # lightness counts half as much as colour in a distance (shade moves it most)
@@ -369,8 +369,7 @@ def fit_lens(scene: Scene, registration: Registration, hfov: float | None) -> tu
     grid = np.array([(x, y) for x in ticks for y in ticks])
     pixels = scene.view.to_image(registration.shift(grid)).astype(np.float32)
     width, height = scene.view.frame_size
-    focal = focal_from_hfov(width, 60.0 if hfov is None else hfov)
-    matrix = np.array([[focal, 0.0, (width - 1) / 2], [0.0, focal, (height - 1) / 2], [0.0, 0.0, 1.0]])
+    matrix = lens_matrix(scene.view, focal_from_hfov(width, 60.0 if hfov is None else hfov))
     flags = LENS_FLAGS | (cv2.CALIB_FIX_FOCAL_LENGTH if hfov is not None else 0)
     points = np.column_stack([grid, np.zeros(len(grid))]).astype(np.float32)
     try:
