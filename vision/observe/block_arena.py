@@ -30,7 +30,7 @@ from vision.observation import EMPTY, Observation
 from vision.observe.calibrate import ground_parts
 from vision.observe.colours import ColourMemory
 from vision.observe.context import Scene
-from vision.observe.reading import observe_model
+from vision.observe.reading import anticipate as anticipate_model, observe_model
 from vision.observe.synthesis import (Model, Shape, SynthMemory, Variant, box, grid_points, memory_for,
                                       piece_colour, piece_size)
 
@@ -113,3 +113,10 @@ def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None 
     memory from new_memory keeps the colours, the camera place and the geometry between frames
     (and is updated)."""
     return observe_model(arena_model(scene.kit), scene, board, memory, frame)
+
+
+def anticipate(scene: Scene, board: Mapping[str, Any], memory: ColourMemory) -> bool:
+    """Readies the memory to read the board fix of a still scene under a new position (the
+    referee's, after a move), so that the next still frame reads quicker; tells whether it could
+    (see vision.observe.reading.anticipate)."""
+    return anticipate_model(arena_model(scene.kit), scene, board, memory)

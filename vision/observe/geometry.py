@@ -70,6 +70,12 @@ class Geometry:
     scoring: tuple[int, int, PairPlan] | None = None  # the plan of its pairs from some on, once known
     seen: Seen | None = None  # what the context showed every ray when last predicted, once known
 
+    def plan_from(self, start: int, parts: int) -> PairPlan:
+        """Returns the plan of its pairs from start on against parts prototypes (kept once made)."""
+        if self.scoring is None or self.scoring[:2] != (start, parts):
+            self.scoring = (start, parts, pair_plan(self.pair_ray[start:], self.pair_code[start:], parts))
+        return self.scoring[2]
+
     def pair_up(self, surfaces: int) -> None:
         """Lists the distinct (ray, surface) pairs the predictions use, so that a frame scores
         each once; `surfaces` is how many surface codes there are."""

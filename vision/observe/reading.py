@@ -180,7 +180,7 @@ def camera_place(model: Model, frame: Frame, context: Mapping[str, str], memory:
     view = scene.view.homography.tobytes()
     pieces = sum(label != EMPTY for label in context.values())
     placed = memory.placed if isinstance(memory, SynthMemory) else None
-    if placed is not None and placed.view == view and (pieces < 2 * placed.pieces or not pieces):
+    if placed is not None and place_holds(placed, view, context):
         return placed.place
     warm = placed is not None and placed.view == view and placed.pieces > 0
     starts = [placed.place] if warm and placed is not None else lens_places(scene, frame.registration)
@@ -191,6 +191,13 @@ def camera_place(model: Model, frame: Frame, context: Mapping[str, str], memory:
     if isinstance(memory, SynthMemory):
         memory.placed = Placed(view, place, pieces)
     return place
+
+
+def place_holds(placed: Placed, view: bytes, context: Mapping[str, str]) -> bool:
+    """Tells whether a kept camera place stands for a board fix (its homography's bytes) and a
+    context position: fitted on that fix, and the pieces have not doubled since."""
+    pieces = sum(label != EMPTY for label in context.values())
+    return placed.view == view and (pieces < 2 * placed.pieces or not pieces)
 
 
 # -- observing ---------------------------------------------------------------------------------
@@ -356,6 +363,27 @@ def observe_model(model: Model, scene: Scene, board: Mapping[str, Any], memory: 
     if model.halves:
         cells = paired(synthesis, cells, context, partners_of(board))
     return Observation(model.game, cells, frame)
+
+
+def anticipate(model: Model, scene: Scene, board: Mapping[str, Any], memory: ColourMemory) -> bool:
+    """Builds and keeps in the memory what the next still frame of the same board fix will be read
+    with under a new position (its rays' geometry, how they are sampled and scored), so that
+    reading it costs what reading an unchanged position does; does nothing, and says so, while
+    the memory has no camera place for that fix or the place will be fitted again (the pieces
+    have doubled). The scene is the last still one: only its fix and frame size are used."""
+    context = check_inputs(model, scene, board, memory)
+    view = scene.view.homography.tobytes()
+    if not isinstance(memory, SynthMemory) or memory.placed is None or memory.registered is None:
+        return False
+    if memory.registered[0] != view or not place_holds(memory.placed, view, context):
+        return False
+    still = Frame(scene, memory.registered[1], None)
+    synthesis = Synthesis(model, still, memory.placed.place)
+    key = (synthesis.place.centre, view, tuple(sorted(context.items())))
+    geometry = geometry_for(synthesis, context, key, memory)
+    still.sampling(geometry)
+    geometry.plan_from(0, len(model.part_names))
+    return True
 
 
 def reread(synthesis: Synthesis, geometry: Geometry, scored: tuple[Scorer, Array32], context: Mapping[str, str],

@@ -548,10 +548,8 @@ class Scorer:
         geometry it was copied from from that one's costs (base)."""
         start = 0 if base is None else geometry.shared
         rays, codes = geometry.pair_ray[start:], geometry.pair_code[start:]
-        if geometry.scoring is None or geometry.scoring[:2] != (start, len(self.prototypes)):
-            geometry.scoring = (start, len(self.prototypes), pair_plan(rays, codes, len(self.prototypes)))
-        fresh = shade_costs(self.model, self.colours, self.prototypes, self.noise, self.sides, rays, codes,
-                            geometry.scoring[2])
+        plan = geometry.plan_from(start, len(self.prototypes))
+        fresh = shade_costs(self.model, self.colours, self.prototypes, self.noise, self.sides, rays, codes, plan)
         return fresh if base is None else np.concatenate([base[:start], fresh])
 
 
@@ -575,12 +573,17 @@ class Frame:
     def ray_colours(self, geometry: Geometry) -> FloatArray:
         """Returns the Lab colours (N x 3) where a geometry's central rays meet the mat, at
         nominal brightness (as colours does; how the rays are read is kept with the geometry)."""
+        sampling = self.sampling(geometry)
+        lab = self.scene.lab_tapped(sampling.taps)
+        return lab if self.lighting is None else at_nominal(lab, self.lighting.scale_on(sampling.light))
+
+    def sampling(self, geometry: Geometry) -> Sampling:
+        """Returns how a geometry's central rays are read in the frame (kept with the geometry)."""
         if geometry.sampling is None:
             pixels = geometry.pixels
             geometry.sampling = Sampling(taps(self.scene.frame.shape[:2], pixels),
                                          light_basis(self.scene.view, geometry.origins[:, :, 0].reshape(-1, 2), pixels))
-        lab = self.scene.lab_tapped(geometry.sampling.taps)
-        return lab if self.lighting is None else at_nominal(lab, self.lighting.scale_on(geometry.sampling.light))
+        return geometry.sampling
 
     def colours(self, origins: FloatArray, pixels: FloatArray | None = None) -> FloatArray:
         """Returns the Lab colours (N x 3) where rays with these ground points (... x 2) meet the

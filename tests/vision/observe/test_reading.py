@@ -1,0 +1,68 @@
+"""Tests of anticipating a position (vision.observe.reading.anticipate) with Block Arena's
+observer on rendered frames: the next still frame reads the same, with nothing predicted anew."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.vision.observe.block_scenes import VariantCamera
+from tests.vision.observe.stack_scenes import KIT
+from vision.observe import block_arena
+from vision.observe.context import Scene
+from vision.observe.synthesis import Synthesis
+
+OPENING = ["+a1", "+a9b9", "+c1d1", "+e9", "+f1", "+g9"]
+PLIES = 2  # moves played after the opening
+
+
+@pytest.fixture(scope="module")
+def scenes() -> list[tuple[Scene, dict[str, Any]]]:
+    """Returns the prepared still frames of an opening and of the next positions, with the positions."""
+    camera = VariantCamera("block-arena", "9x9", "neutral", 2)
+    states = [camera.game.play_all(OPENING)]
+    for move in ("+h1i1", "+h9")[:PLIES]:
+        states.append(camera.game.apply(states[-1], move))
+    return [(camera.scene(state), camera.game.board(state)) for state in states]
+
+
+def forbid_prediction(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Makes building or predicting any geometry fail."""
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a geometry was predicted")
+
+    monkeypatch.setattr(Synthesis, "build", refuse)
+    monkeypatch.setattr(Synthesis, "predict", refuse)
+
+
+def test_an_anticipated_position_reads_the_same_without_predicting(scenes: list[tuple[Scene, dict[str, Any]]],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    plain, warmed = block_arena.new_memory(KIT), block_arena.new_memory(KIT)
+    first_scene, first_board = scenes[0]
+    block_arena.observe(first_scene, first_board, plain)
+    block_arena.observe(first_scene, first_board, warmed)
+    for (before, _), (scene, board) in zip(scenes, scenes[1:]):
+        expected = block_arena.observe(scene, board, plain)
+        assert block_arena.anticipate(before, board, warmed)
+        with monkeypatch.context() as patch:
+            forbid_prediction(patch)
+            seen = block_arena.observe(scene, board, warmed)
+        assert seen.cells == expected.cells
+
+
+def test_nothing_is_anticipated_without_a_kept_camera_place(scenes: list[tuple[Scene, dict[str, Any]]]) -> None:
+    memory = block_arena.new_memory(KIT)
+    assert not block_arena.anticipate(scenes[0][0], scenes[1][1], memory)
+    assert memory.geometries == {}
+
+
+def test_nothing_is_anticipated_once_the_pieces_have_doubled(scenes: list[tuple[Scene, dict[str, Any]]]) -> None:
+    memory = block_arena.new_memory(KIT)
+    block_arena.observe(*scenes[0], memory)
+    board = scenes[0][1]
+    upright = board["cells"]["a1"]
+    doubled = {**board, "cells": {**board["cells"], **{f"{file}{rank}": upright for file in "bcdefgh" for rank in (4, 6)}}}
+    kept = dict(memory.geometries)
+    assert not block_arena.anticipate(scenes[0][0], doubled, memory)
+    assert memory.geometries.keys() == kept.keys()
