@@ -12,7 +12,11 @@ locate_camera, `prepare` the white balance and Lab conversion (vision.observe.co
 cold` the observer with a fresh memory (every cell's geometry computed), `observe moved` with the
 memory of the previous position (only cells near the moved pieces are recomputed: the usual case
 in a game), and `observe same` the same position again (all geometry kept); `still path` is
-recheck + place + prepare + observe moved. Prints the median and 90th percentile of each (or
+recheck + place + prepare + observe moved. Observers with an `anticipate` (Block Arena, Block)
+also get `anticipate`, readying a memory for the new position on the last still scene (the
+appliance does it once per accepted move, on a frame of the hand's trip), `observe warmed` the
+observe after it, and `still path warmed` recheck + place + prepare + observe warmed: what a
+still frame costs in play. Prints the median and 90th percentile of each (or
 one JSON object with --json). OpenCV runs on --threads threads (default 1, like one Pi core);
 --cpu times with the process CPU clock (steadier on a busy machine). The target on this
 machine class is 10 ms for the whole still path; a Pi 4 is roughly 4-8x slower.
@@ -41,6 +45,7 @@ from vision.render.record import PRESETS
 from vision.render.scene import Renderer
 
 STEPS = ("recheck", "place", "prepare", "observe cold", "observe moved", "observe same", "still path")
+WARM_STEPS = ("anticipate", "observe warmed", "still path warmed")  # observers with `anticipate`
 Clock = Callable[[], float]
 
 
@@ -83,9 +88,13 @@ def time_game(game: str, module: ModuleType, preset: str, size: tuple[int, int],
     for _ in range(3):
         view = tracker.update(frames[0]).view
     assert view is not None, f"the {game} bench frame was not recognised"
-    times: dict[str, list[float]] = {step: [] for step in STEPS}
-    memory = module.new_memory(kit)
-    module.observe(prepare(frames[0], view, locate_camera(view), kit), boards[0], memory)
+    anticipate = getattr(module, "anticipate", None)
+    steps = STEPS + (WARM_STEPS if anticipate else ())
+    times: dict[str, list[float]] = {step: [] for step in steps}
+    memory, warm = module.new_memory(kit), module.new_memory(kit)
+    last = prepare(frames[0], view, locate_camera(view), kit)
+    module.observe(last, boards[0], memory)
+    module.observe(last, boards[0], warm)
     for board, frame in zip(boards[1:], frames[1:]):
         recheck, fix = timed(lambda: tracker.update(frame), clock)
         place_ms, place = timed(lambda: locate_camera(fix.view), clock)
@@ -96,6 +105,12 @@ def time_game(game: str, module: ModuleType, preset: str, size: tuple[int, int],
         for step, value in zip(STEPS, (recheck, place_ms, prepare_ms, cold, moved, same)):
             times[step].append(value)
         times["still path"].append(recheck + place_ms + prepare_ms + moved)
+        if anticipate:
+            ahead, _ = timed(lambda: anticipate(last, board, warm), clock)
+            warmed, _ = timed(lambda: module.observe(scene, board, warm), clock)
+            for step, value in zip(WARM_STEPS, (ahead, warmed, recheck + place_ms + prepare_ms + warmed)):
+                times[step].append(value)
+        last = scene
     return times
 
 

@@ -61,6 +61,19 @@ def observer_for(game: str, kit: Kit) -> tuple[Observer, Any]:
     return observe, module.new_memory(kit)
 
 
+class Anticipator(Protocol):
+    """Readies an observer's memory to read a board fix under a new position; tells whether it could."""
+
+    def __call__(self, scene: Scene, board: dict[str, Any], memory: Any) -> bool: ...
+
+
+def anticipator_for(game: str) -> Anticipator | None:
+    """Returns a game's observer's `anticipate` (vision.observe.reading.anticipate), if it has one."""
+    module = importlib.import_module(f"vision.observe.{OBSERVER_MODULES[game]}")
+    found: Anticipator | None = getattr(module, "anticipate", None)
+    return found
+
+
 Record = dict[str, Any]
 Sink = Callable[[Record], None]
 
@@ -74,6 +87,7 @@ class Pipeline:
     sink: Sink = field(default=lambda record: None)
     on_lifted: Sink = field(default=lambda record: None)
     observer: Observer | None = None
+    anticipator: Anticipator | None = None
     tracker: BoardTracker | None = None
     gate: SceneGate = field(default_factory=SceneGate)
     memory: Any = None
@@ -83,6 +97,8 @@ class Pipeline:
     lifts: LiftWatch | None = None
     _place: tuple[int, CameraPlace] | None = None
     _game_key: tuple[str, str | None] | None = None
+    _still: Scene | None = None  # the last still scene read, to anticipate the next position on
+    _anticipated: object = None  # the session state last read or anticipated
     beliefs: BeliefKeeper = field(init=False)
 
     def __post_init__(self) -> None:
@@ -101,9 +117,10 @@ class Pipeline:
         self.tracker = BoardTracker(self.kit, self.kit.mat(game.name, game.variant))
         self.gate = SceneGate()
         self.lifts = LiftWatch(self.kit)
-        self.view, self.last_frame, self._place = None, None, None
+        self.view, self.last_frame, self._place, self._still = None, None, None, None
         if not keep_observer:
             self.observer, self.memory = observer_for(game.name, self.kit)
+            self.anticipator = anticipator_for(game.name)
 
     # -- frames --------------------------------------------------------------------------
 
@@ -132,6 +149,22 @@ class Pipeline:
                 self._read(before[0].number, event, before)
         elif event is not None:  # a still after motion: the gate's change flag misses low-contrast pieces
             self._read(frame.number, event)
+        else:
+            self._anticipate()
+
+    def _anticipate(self) -> None:
+        """Readies the observer, on a frame that reads nothing (the hand's trip), to read the next
+        still frame under the position the session now holds: once per position."""
+        state = self.session.state
+        if self.anticipator is None or self._still is None or state is self._anticipated:
+            return
+        self._anticipated = state
+        if self.session.game.outcome(state) is not None:
+            return
+        try:
+            self.anticipator(self._still, self.session.game.board(state), self.memory)
+        except Exception as error:  # only a saving: a fault there costs the next reading its speed
+            log.warning("the observer could not anticipate the position: %r", error)
 
     def _watch_lifts(self, frame: Frame, fix: BoardFix) -> None:
         """Keeps still frames for the lift watch and asks it about the others (markers in view);
@@ -212,7 +245,9 @@ class Pipeline:
         try:
             place = self._camera_place(view)
             scene = prepare(frame.image, view, place, self.kit)  # type: ignore[arg-type]
-            seen = self.observer(scene, self.session.game.board(self.session.state), self.memory)
+            state = self.session.state
+            seen = self.observer(scene, self.session.game.board(state), self.memory)
+            self._still, self._anticipated = scene, state
         except (ObserveError, PoseError) as error:
             self._report_trouble(frame_number, "reading", f"cannot read the board: {error}")
             return None

@@ -65,13 +65,16 @@ def failing_once(observe: Any) -> Any:
     return flaky
 
 
-def run(directory: Path, tmp_path: Path, wrap: Any = lambda observe: observe) -> tuple[list[dict[str, Any]], Any]:
-    """Replays a directory with the truth observer; returns the records and the session."""
+def run(directory: Path, tmp_path: Path, wrap: Any = lambda observe: observe,
+        anticipator: Any = None) -> tuple[list[dict[str, Any]], Any]:
+    """Replays a directory with the truth observer (and an anticipator, if given); returns the
+    records and the session."""
     recording = load_recording(directory)
     session = open_session(recording, tmp_path / "journal.sqlite")
     records: list[dict[str, Any]] = []
     box: list[Pipeline] = []
-    pipeline = Pipeline(session, kit_named(), records.append, observer=wrap(truth_observer(directory, box)))
+    pipeline = Pipeline(session, kit_named(), records.append, observer=wrap(truth_observer(directory, box)),
+                        anticipator=anticipator)
     box.append(pipeline)
     drive(pipeline, recording, RecordedSource(directory))
     return records, session
@@ -120,3 +123,25 @@ def test_a_done_with_no_change_passes_only_where_passing_is_legal(recording: Pat
     alerts = [r["alert"] for r in records if "alert" in r]
     assert any("passing is not allowed" in alert for alert in alerts)
     assert session.moves == MOVES
+
+
+def test_each_accepted_position_is_anticipated_once_between_readings(recording: Path, tmp_path: Path) -> None:
+    calls: list[tuple[dict[str, Any], Scene]] = []
+
+    def anticipate(scene: Scene, board: dict[str, Any], memory: Any) -> bool:
+        calls.append((board, scene))
+        return True
+
+    records, session = run(recording, tmp_path, anticipator=anticipate)
+    game = get_game("block-pt")
+    assert [board for board, _ in calls] == [game.board(game.play_all(MOVES[:ply])) for ply in range(1, 5)]
+    assert all(isinstance(scene, Scene) for _, scene in calls)
+    assert session.moves == MOVES and not [r for r in records if "alert" in r]
+
+
+def test_a_failing_anticipator_changes_nothing(recording: Path, tmp_path: Path) -> None:
+    def anticipate(scene: Scene, board: dict[str, Any], memory: Any) -> bool:
+        raise np.linalg.LinAlgError("Singular matrix")
+
+    records, session = run(recording, tmp_path, anticipator=anticipate)
+    assert session.moves == MOVES and not [r for r in records if "alert" in r]
