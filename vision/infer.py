@@ -16,7 +16,9 @@ state and of every legal move's result (vision/expect.py) and returns a Reading:
   faint change: the players confirm it rather than have it pass silently).
 - `illegal`: the board clearly changed and no legal move fits: the reading names the closest
   legal explanation, the physical move the changed cells suggest (squares that lost a piece to
-  squares that gained one, in the game's notation) and the referee's reason why it is illegal.
+  squares that gained one, in the game's notation) and the referee's reason why it is illegal;
+  `nearest` lists the closest explanations of the best few views (the pipeline reads the frame
+  again under each, pi/pipeline.py's second look).
 
 Scoring: a hypothesis's log-likelihood is the sum over cells of log(max(p(expected label),
 epsilon)). Only cells whose label differs from the current view matter, so each hypothesis is
@@ -52,6 +54,7 @@ Diff = tuple[tuple[str, str], ...]
 
 SEQUENCE_LENGTHS: dict[str, int] = {"blockade": 3}  # piece moves per observation; others 1
 MAX_SEQUENCE = 3
+NEAREST = 3  # the closest legal explanations an illegal reading lists (views apart)
 
 
 class ReadError(ValueError):
@@ -105,6 +108,7 @@ class Reading:
     rewind: int = 0
     same_view: bool = False
     closest: tuple[str, ...] = ()
+    nearest: tuple[tuple[str, ...], ...] = ()  # illegal: the closest legal explanations, best first
     physical: tuple[str, ...] = ()
     reason: str = ""
     changed: tuple[str, ...] = ()
@@ -357,8 +361,8 @@ def judge(entries: Sequence[Entry], settings: Settings) -> Verdict:
     """Returns which explanation wins: one view, several within the margin, or none that fits."""
     ranked = _groups(entries)
     fitting = [group for group in ranked if group[0].hypothesis.fits]
-    if not fitting:
-        return Verdict("illegal", tuple(ranked[0]) if ranked else (), None)
+    if not fitting:  # the nearest explanation of each of the best few views, best first
+        return Verdict("illegal", tuple(group[0] for group in ranked[:NEAREST]), None)
     best = fitting[0]
     top = best[0].hypothesis.score
     others = [group[0].hypothesis.score for group in ranked if group is not best]
@@ -426,9 +430,9 @@ def illegal_reading(game: Game[Any, Any], state: Any, scorer: Scorer, verdict: V
         reason = (f"the board changed on {where} in a way no legal move explains" if not physical
                   else f"{' '.join(physical)} would be legal, but the board on {where} "
                        "does not show its result")
-    closest = verdict.entries[0].hypothesis.moves if verdict.entries else ()
-    return Reading("illegal", closest=closest, physical=physical, reason=reason,
-                   changed=changed, frame=scorer.seen.frame)
+    nearest = tuple(entry.hypothesis.moves for entry in verdict.entries)
+    return Reading("illegal", closest=nearest[0] if nearest else (), physical=physical, reason=reason,
+                   changed=changed, nearest=nearest, frame=scorer.seen.frame)
 
 
 # -- the reading -------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from rules import get_game
 from rules.core import Game
 from tests.vision.play import Outcomes, any_move, clear_steps, observe, outcomes, piece_turn
 from vision.infer import (
+    NEAREST,
     Reading,
     ReadError,
     Settings,
@@ -146,6 +147,17 @@ def test_the_closest_legal_explanation_is_named() -> None:
     reading = read_change(game, state, seen)
     assert reading.closest in {("e9-d9",), ("e9-e8",), ("e9-f9",)}
     assert reading.reason == "a pawn moves exactly one square orthogonally"
+
+
+def test_an_illegal_reading_lists_the_nearest_explanations_of_different_views() -> None:
+    game = get_game("block-pt")
+    state = game.initial_state()
+    seen = Observation.certain("block-pt", with_labels(game, state, {"e9": "empty", "e7": "red-pawn"}))
+    reading = read_change(game, state, seen)
+    assert reading.nearest[0] == reading.closest and 1 < len(reading.nearest) <= NEAREST
+    views = [tuple(sorted(view_of(game, game.play_all(list(moves), state)).items())) for moves in reading.nearest]
+    assert len(set(views)) == len(views)
+    assert set(reading.nearest) <= {("e9-d9",), ("e9-e8",), ("e9-f9",)}
 
 
 def test_a_change_no_move_can_write_says_where_the_board_changed() -> None:
