@@ -97,6 +97,10 @@ class Kit:
     colours: Mapping[str, Mapping[str, RGB]] = field(hash=False)
     translucent: Mapping[str, frozenset[str]] = field(hash=False)
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Kit:
+        """Returns the kit itself: it never changes (a memory copied for a trial shares it)."""
+        return self
+
     @property
     def marker_bits(self) -> int:
         """Returns the number of data bits along one side of a marker (4 for DICT_4X4_50)."""

@@ -150,6 +150,10 @@ class CellSeen:
     confidence: float
     probs: Mapping[str, float] = field(default_factory=dict)
 
+    def __deepcopy__(self, memo: dict[int, object]) -> CellSeen:
+        """Returns the reading itself: it never changes."""
+        return self
+
     def __post_init__(self) -> None:
         probs = {key: _probability(p, "", key) for key, p in dict(self.probs).items()} or {self.label: self.confidence}
         confidence = _probability(self.confidence, "a confidence")
@@ -187,6 +191,10 @@ class Observation:
     game: str
     cells: Mapping[str, CellSeen]
     frame: int | None = None
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Observation:
+        """Returns the observation itself: it never changes."""
+        return self
 
     def __post_init__(self) -> None:
         _known_game(self.game)

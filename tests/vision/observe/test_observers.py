@@ -4,6 +4,7 @@ it was."""
 
 from __future__ import annotations
 
+import copy
 import pickle
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -73,3 +74,19 @@ def test_a_memory_of_another_game_is_refused(watch: Watch, step: int) -> None:
     with pytest.raises(ObserveError, match="memory"):
         watch.observe(watch.scene, watch.board, memory)
     assert state_of(memory) == before
+
+
+def test_a_copy_of_a_used_memory_reads_alike_and_leaves_the_memory_as_it_was(watch: Watch) -> None:
+    """The pipeline's second look at a still frame reads with a deep copy of the memory, under
+    another position (here the one after the first legal move)."""
+    rules = get_game(watch.game, VARIANTS.get(watch.game))
+    start = rules.initial_state()
+    other = rules.board(rules.apply(start, rules.legal(start)[0]))
+    memory, twin = watch.memory(), watch.memory()
+    first = watch.observe(watch.scene, watch.board, memory)
+    assert watch.observe(watch.scene, watch.board, twin).cells == first.cells
+    trial = copy.deepcopy(memory)
+    assert watch.observe(watch.scene, watch.board, copy.deepcopy(memory)).cells == \
+        watch.observe(watch.scene, watch.board, copy.deepcopy(twin)).cells
+    watch.observe(watch.scene, other, trial)
+    assert watch.observe(watch.scene, watch.board, memory).cells == watch.observe(watch.scene, watch.board, twin).cells
