@@ -18,6 +18,7 @@ LEDs show where it may go; it never changes the game).
 
 from __future__ import annotations
 
+import copy
 import importlib
 import logging
 from dataclasses import dataclass, field
@@ -67,6 +68,14 @@ class Anticipator(Protocol):
     def __call__(self, scene: Scene, board: dict[str, Any], memory: Any) -> bool: ...
 
 
+def second_look_for(game: str) -> bool:
+    """Tells whether a game's observer reads a still frame under a trial position fairly enough
+    for a second look (its module's SECOND_LOOK): not where it takes the hidden pieces from the
+    position it is given."""
+    module = importlib.import_module(f"vision.observe.{OBSERVER_MODULES[game]}")
+    return bool(getattr(module, "SECOND_LOOK", False))
+
+
 def anticipator_for(game: str) -> Anticipator | None:
     """Returns a game's observer's `anticipate` (vision.observe.reading.anticipate), if it has one."""
     module = importlib.import_module(f"vision.observe.{OBSERVER_MODULES[game]}")
@@ -75,6 +84,7 @@ def anticipator_for(game: str) -> Anticipator | None:
 
 
 Record = dict[str, Any]
+Look = tuple[Observation, Reading, Belief]  # a second look at a still scene: what it saw, read, led to
 Sink = Callable[[Record], None]
 
 
@@ -88,6 +98,7 @@ class Pipeline:
     on_lifted: Sink = field(default=lambda record: None)
     observer: Observer | None = None
     anticipator: Anticipator | None = None
+    second_look: bool = True  # an illegal reading gets a second look (see _second_look)
     tracker: BoardTracker | None = None
     gate: SceneGate = field(default_factory=SceneGate)
     memory: Any = None
@@ -121,6 +132,7 @@ class Pipeline:
         if not keep_observer:
             self.observer, self.memory = observer_for(game.name, self.kit)
             self.anticipator = anticipator_for(game.name)
+            self.second_look = second_look_for(game.name)
 
     # -- frames --------------------------------------------------------------------------
 
@@ -255,14 +267,17 @@ class Pipeline:
             log.exception("frame %d: the observer failed", frame_number)
             self._report_trouble(frame_number, "reading", f"cannot read the board: the observer failed ({error!r})")
             return None
-        return self.on_observation(frame_number, seen)
+        return self.on_observation(frame_number, seen, scene)
 
-    def on_observation(self, frame_number: int, seen: Observation) -> Reading:
-        """Reads an observation of the still board with the belief and acts on the reading; an
-        observation read as a move or as no change is kept, so a cell misread the same way at the
-        next reading does not stand in the way of explaining what changed."""
+    def on_observation(self, frame_number: int, seen: Observation, scene: Scene | None = None) -> Reading:
+        """Reads an observation of the still board with the belief and acts on the reading (an
+        illegal one after a second look at the scene, if given); an observation read as a move or
+        as no change is kept, so a cell misread the same way at the next reading does not stand
+        in the way of explaining what changed."""
         belief, epoch = self.beliefs.current(), self.beliefs.epoch
         reading, after = belief.read(seen, self.beliefs.seen)
+        if reading.kind == "illegal" and scene is not None:
+            seen, reading, after = self._second_look(scene, belief, reading) or (seen, reading, after)
         self._act(frame_number, reading)
         if reading.kind == "move":
             self.beliefs.accept(after, reading, seen)
@@ -271,6 +286,36 @@ class Pipeline:
         elif reading.kind == "none":
             self.beliefs.unchanged(seen, epoch)
         return reading
+
+    def _second_look(self, scene: Scene, belief: Belief, reading: Reading) -> Look | None:
+        """Returns the observation, reading and belief of a still scene read again under the
+        position one of an illegal reading's nearest legal explanations leads to, when exactly
+        one of them is then read as itself; else None. A piece that moved can hide or show what
+        the position before it cannot predict (an upright block leaning over the cell it left),
+        so cells near it may read wrong until the moved piece is drawn where it now stands. The
+        second looks learn nothing: each reads with a copy of the observer's memory."""
+        if not self.second_look or not belief.certain or self.observer is None:
+            return None
+        found = [look for moves in reading.nearest if (look := self._look_as(scene, belief, moves)) is not None]
+        return found[0] if len(found) == 1 else None
+
+    def _look_as(self, scene: Scene, belief: Belief, moves: tuple[str, ...]) -> Look | None:
+        """Returns the observation, reading and belief of a still scene read under the position
+        some moves lead to, when the reading is exactly those moves; else None."""
+        game, observe = self.session.game, self.observer
+        assert observe is not None
+        try:
+            board = game.board(game.play_all(list(moves), belief.state))
+            seen = observe(scene, board, copy.deepcopy(self.memory))
+        except (RulesError, ObserveError):
+            return None
+        except Exception as error:  # only a second chance: a fault there leaves the first reading
+            log.warning("the second look at the board failed: %r", error)
+            return None
+        again, after = belief.read(seen, self.beliefs.seen)
+        if again.kind != "move" or again.moves != moves or again.rewind:
+            return None
+        return seen, again, after
 
     def _act(self, frame_number: int, reading: Reading) -> None:
         """Plays (after taking back what a rewind names), asks about, or alerts on a reading."""

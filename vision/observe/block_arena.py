@@ -34,6 +34,7 @@ from vision.observe.reading import anticipate as anticipate_model, observe_model
 from vision.observe.synthesis import (Model, Shape, SynthMemory, Variant, box, grid_points, memory_for,
                                       piece_colour, piece_size)
 
+SECOND_LOOK = True  # a frame read as illegal is read again under the nearest legal moves (pi.pipeline)
 GAME = "block-arena"
 COLOURS = ("light", "dark")
 MEEPLE_SPACING = 0.45  # two meeples on a square stand this many meeple widths apart

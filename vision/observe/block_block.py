@@ -42,6 +42,7 @@ from vision.observe.colours import ColourMemory
 from vision.observe.context import ObserveError, Scene
 from vision.pose import CameraPlace
 
+SECOND_LOOK = True  # a frame read as illegal is read again under the nearest legal moves (pi.pipeline)
 LEVELS_AHEAD = 4  # a bar4 stood upright adds four cubes to one column
 HALF_SIDE_MM, JOIN_MM = 12.75, 0.5  # half a footprint; cubes of one block join over the 1 mm gap
 PRINT_TOLERANCE_MM = 1.0  # how far off a ray may meet the printed mat (markers count within it)

@@ -26,6 +26,7 @@ from vision.observe.reading import anticipate as anticipate_model, observe_model
 from vision.observe.synthesis import (Model, SynthMemory, Variant, box, cylinder, grid_points, memory_for,
                                       piece_colour, piece_size)
 
+SECOND_LOOK = True  # a frame read as illegal is read again under the nearest legal moves (pi.pipeline)
 GAME = "block-pt"
 TILES = {"cream-tile": "M", "charcoal-tile": "N"}  # label -> the kit's colour name
 PAWNS = {"red-pawn": "X", "blue-pawn": "Y"}

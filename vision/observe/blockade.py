@@ -47,6 +47,7 @@ from vision.observe.stacks import (
 __all__ = ["BLACK", "NAMES", "RANK", "BlockadeMemory", "candidates", "label_look", "label_of", "look_of",
            "new_memory", "observe", "paintings"]
 
+SECOND_LOOK = False  # no second look under trial positions: the observer takes their hidden pieces as seen
 STEP_MM = 2.5
 REACH_MM = 60.0
 EMPTY_PRIOR = 3.0  # nats against an empty square: every square holds a Large that never moves

@@ -28,6 +28,7 @@ from vision.observe.stacks import (
 from vision.observe.casting import passes_over
 from vision.observe.synthesis import BOUNDS_PAD_MM
 
+SECOND_LOOK = False  # no second look under trial positions: the observer takes their hidden pieces as seen
 ANIMALS = ("donkey", "dog", "cat")
 COLOURS = Colours(ANIMALS, tuple(range(len(FACES))))
 CANDIDATES = (("donkey", "dog", "cat"), ("dog", "cat"), ("cat",), ("donkey", "cat"))

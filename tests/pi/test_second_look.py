@@ -1,0 +1,126 @@
+"""A still frame read as illegal gets a second look under each of the nearest legal explanations'
+positions (pi.pipeline.Pipeline._second_look): a piece that moved can lean over a cell the
+position before it left empty, and only a reading that draws it where it now stands explains
+that cell. The scripted observer here sees such a cell unless the position it is given is the
+true one; the pixel test renders a physically illegal change, which must stay illegal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi.journal import Journal
+from pi.pipeline import Pipeline, second_look_for
+from pi.session import Session
+from tests.vision.observe.block_scenes import VariantCamera
+from tests.vision.observe.stack_scenes import KIT
+from vision.infer import view_of
+from vision.kit import kit_named
+from vision.observation import Observation
+from vision.observe import block_arena
+from vision.observe.context import Scene
+
+OPENING = ['+d1e1', '+d7', '+b1c1', '+c7', '+f1', '+e7f7', '+g1', '+b7', 'M+e1', 'M+c7', 'f1-f2f3', 'b7-b5b6',
+           'g1-f1', 'b5b6-c5c6', 'f2f3-e2e3', 'Mc7-c5', 'Me1-e3', 'd7-d5d6', 'f1-f2f3', 'd5d6-d4d5', 'f2f3-f3f4',
+           'Mc5-d4', 'Me3-f4', 'c5c6-c4']
+TIPPED = "e2e3-e4"  # the lying block stands up on e4, leaning over e3 as seen from a low camera
+LEANING = "light-meeple/light-block-lying"  # what e3 looks like while e4 is drawn lying or empty
+
+
+class Leaning:
+    """A scripted observer: the view after the true move, with e3 misread unless the position
+    it reads under is that true one; it keeps every memory it is given."""
+
+    def __init__(self, session: Session, truth: str) -> None:
+        game = session.game
+        self.game, self.truth = game, game.board(game.play_all([truth], session.state))
+        self.view = view_of(game, game.play_all([truth], session.state))
+        self.memories: list[Any] = []
+
+    def __call__(self, scene: Scene, board: dict[str, Any], memory: Any) -> Observation:
+        self.memories.append(memory)
+        view = self.view if board == self.truth else {**self.view, "e3": LEANING}
+        return Observation.certain("block-arena", view)
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Session:
+    """Returns a journalled 7x7 Block Arena session after the opening."""
+    session = Session(Journal(tmp_path / "journal.sqlite"))
+    session.new_game("block-arena", "7x7")
+    for move in OPENING:
+        session.play(move, 0)
+    return session
+
+
+def pipeline_with(session: Session, observer: Any, records: list[dict[str, Any]]) -> Pipeline:
+    """Returns a pipeline on the session with a scripted observer and a memory of its own."""
+    pipeline = Pipeline(session, kit_named(), records.append, observer=observer)
+    pipeline.memory = {"kept": "the observer's memory"}
+    return pipeline
+
+
+def test_a_piece_leaning_over_the_cell_it_left_is_read_on_a_second_look(session: Session) -> None:
+    records: list[dict[str, Any]] = []
+    observer = Leaning(session, TIPPED)
+    pipeline = pipeline_with(session, observer, records)
+    first = observer(object(), session.game.board(session.state), pipeline.memory)  # type: ignore[arg-type]
+    reading = pipeline.on_observation(10, first, object())  # type: ignore[arg-type]
+    assert reading.kind == "move" and reading.moves == (TIPPED,)
+    assert session.moves[-1] == TIPPED and not [r for r in records if "alert" in r]
+    assert all(memory is not pipeline.memory for memory in observer.memories[1:])
+    assert all(memory == pipeline.memory for memory in observer.memories[1:])
+
+
+def test_without_a_scene_there_is_no_second_look(session: Session) -> None:
+    records: list[dict[str, Any]] = []
+    observer = Leaning(session, TIPPED)
+    pipeline = pipeline_with(session, observer, records)
+    first = observer(object(), session.game.board(session.state), pipeline.memory)  # type: ignore[arg-type]
+    assert pipeline.on_observation(10, first).kind == "illegal"
+    assert session.moves == OPENING and len(observer.memories) == 1
+
+
+def test_a_second_look_that_fits_no_explanation_leaves_the_alert(session: Session) -> None:
+    records: list[dict[str, Any]] = []
+    observer = Leaning(session, TIPPED)
+    observer.truth = {}  # no position the pipeline can try is the true one
+    pipeline = pipeline_with(session, observer, records)
+    first = observer(object(), session.game.board(session.state), pipeline.memory)  # type: ignore[arg-type]
+    reading = pipeline.on_observation(10, first, object())  # type: ignore[arg-type]
+    assert reading.kind == "illegal" and session.moves == OPENING
+    assert len(observer.memories) > 1 and [r for r in records if "alert" in r]
+
+
+def test_a_block_that_jumped_across_the_board_stays_illegal_in_pixels(tmp_path: Path) -> None:
+    camera = VariantCamera("block-arena", "9x9", "low-warm-tilted", 4)
+    session = Session(Journal(tmp_path / "journal.sqlite"))
+    session.new_game("block-arena", "9x9")
+    for move in ("+a1", "+a9b9", "+c1d1", "+e9", "+f1", "+g9", "+h1i1", "+h9"):
+        session.play(move, 0)
+    records: list[dict[str, Any]] = []
+    pipeline = Pipeline(session, kit_named(), records.append)
+    board = session.game.board(session.state)
+    pipeline.memory = block_arena.new_memory(KIT)
+    block_arena.observe(camera.board_scene(board), board, pipeline.memory)
+    jumped = {**board, "cells": {**{square: stack for square, stack in board["cells"].items() if square != "f1"},
+                                 "e5": board["cells"]["f1"]}}
+    scene = camera.board_scene(jumped)
+    seen = block_arena.observe(scene, board, pipeline.memory)
+    reading = pipeline.on_observation(10, seen, scene)
+    assert reading.kind == "illegal", reading
+    assert session.moves[-1] == "+h9" and [r for r in records if "alert" in r]
+
+
+def test_only_observers_that_read_trial_positions_fairly_get_a_second_look(session: Session) -> None:
+    assert second_look_for("block-arena") and second_look_for("block-pt") and second_look_for("block-block")
+    assert not second_look_for("blockade") and not second_look_for("tuned")
+    records: list[dict[str, Any]] = []
+    observer = Leaning(session, TIPPED)
+    pipeline = pipeline_with(session, observer, records)
+    pipeline.second_look = False
+    first = observer(object(), session.game.board(session.state), pipeline.memory)  # type: ignore[arg-type]
+    assert pipeline.on_observation(10, first, object()).kind == "illegal"  # type: ignore[arg-type]
+    assert len(observer.memories) == 1
