@@ -21,17 +21,18 @@ from __future__ import annotations
 import copy
 import importlib
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Protocol
 
 from pi.beliefs import BeliefKeeper
 from pi.camera.base import Frame
 from pi.session import Session
 from rules import RulesError
+from rules.core import Game
 from vision.belief import Belief
 from vision.board import BoardFix, BoardTracker, BoardView
 from vision.gate import GateState, SceneGate, StillEvent
-from vision.infer import Reading, either
+from vision.infer import Reading, either, stale_misreads, view_of
 from vision.kit import Kit
 from vision.lifted import LiftWatch
 from vision.observation import Observation
@@ -43,6 +44,7 @@ GATE_MARGIN_MM = 140.0  # past the furthest a tall edge piece leans (8 cubes und
 OBSERVER_MODULES = {"block-arena": "block_arena", "block-pt": "block_pt", "tuned": "tuned",
                     "blockade": "blockade", "block-block": "block_block"}
 END_MOVES = {"blockade": "end"}
+SECOND_LOOKS = "read again under each of these moves, the board shows every one of them"
 log = logging.getLogger("blockref")
 
 
@@ -74,6 +76,15 @@ def second_look_for(game: str) -> bool:
     position it is given."""
     module = importlib.import_module(f"vision.observe.{OBSERVER_MODULES[game]}")
     return bool(getattr(module, "SECOND_LOOK", False))
+
+
+def changed_squares(game: Game[Any, Any], state: Any, moves: tuple[str, ...], view: dict[str, str]) -> set[str]:
+    """Returns the squares whose view some moves change from a state's (view); none if illegal."""
+    try:
+        after = view_of(game, game.play_all(list(moves), state))
+    except RulesError:
+        return set()
+    return {square for square, label in after.items() if view.get(square) != label}
 
 
 def anticipator_for(game: str) -> Anticipator | None:
@@ -277,7 +288,7 @@ class Pipeline:
         belief, epoch = self.beliefs.current(), self.beliefs.epoch
         reading, after = belief.read(seen, self.beliefs.seen)
         if reading.kind == "illegal" and scene is not None:
-            seen, reading, after = self._second_look(scene, belief, reading) or (seen, reading, after)
+            seen, reading, after = self._second_look(scene, seen, belief, reading) or (seen, reading, after)
         self._act(frame_number, reading)
         if reading.kind == "move":
             self.beliefs.accept(after, reading, seen)
@@ -287,17 +298,30 @@ class Pipeline:
             self.beliefs.unchanged(seen, epoch)
         return reading
 
-    def _second_look(self, scene: Scene, belief: Belief, reading: Reading) -> Look | None:
+    def _second_look(self, scene: Scene, first: Observation, belief: Belief, reading: Reading) -> Look | None:
         """Returns the observation, reading and belief of a still scene read again under the
         position one of an illegal reading's nearest legal explanations leads to, when exactly
-        one of them is then read as itself; else None. A piece that moved can hide or show what
-        the position before it cannot predict (an upright block leaning over the cell it left),
-        so cells near it may read wrong until the moved piece is drawn where it now stands. The
-        second looks learn nothing: each reads with a copy of the observer's memory."""
+        one of them is then read as itself (a question when several are); else None. A piece
+        that moved can hide or show what the position before it cannot predict (an upright block
+        leaning over the cell it left), so cells near it may read wrong until the moved piece is
+        drawn where it now stands. The second looks learn nothing: each reads with a copy of the
+        observer's memory. Moves that change a square the first look read as a lasting
+        misreading are not tried: after a move the camera missed, such a square is where the
+        board and the position part, and a move through it would only hide that."""
         if not self.second_look or not belief.certain or self.observer is None:
             return None
-        found = [look for moves in reading.nearest if (look := self._look_as(scene, belief, moves)) is not None]
-        return found[0] if len(found) == 1 else None
+        game = self.session.game
+        current = view_of(game, belief.state)
+        lasting = stale_misreads(current, first, self.beliefs.seen)
+        tried = [moves for moves in reading.nearest
+                 if not lasting & changed_squares(game, belief.state, moves, current)]
+        found = [look for moves in tried if (look := self._look_as(scene, belief, moves)) is not None]
+        if len(found) < 2:
+            return found[0] if found else None
+        candidates = tuple(look[1].moves for look in found)
+        asked = Reading("ambiguous", candidates=candidates, reason=SECOND_LOOKS, changed=reading.changed,
+                        frame=reading.frame)
+        return found[0][0], asked, replace(belief, asked=candidates)
 
     def _look_as(self, scene: Scene, belief: Belief, moves: tuple[str, ...]) -> Look | None:
         """Returns the observation, reading and belief of a still scene read under the position

@@ -16,7 +16,8 @@ from pi.pipeline import Pipeline, second_look_for
 from pi.session import Session
 from tests.vision.observe.block_scenes import VariantCamera
 from tests.vision.observe.stack_scenes import KIT
-from vision.infer import view_of
+from vision.expect import expected_view
+from vision.infer import either, view_of
 from vision.kit import kit_named
 from vision.observation import Observation
 from vision.observe import block_arena
@@ -31,16 +32,18 @@ LEANING = "light-meeple/light-block-lying"  # what e3 looks like while e4 is dra
 
 class Leaning:
     """A scripted observer: the view after the true move, with e3 misread unless the position
-    it reads under is that true one; it keeps every memory it is given."""
+    it reads under is that true one; it keeps every memory and position it is given."""
 
     def __init__(self, session: Session, truth: str) -> None:
         game = session.game
         self.game, self.truth = game, game.board(game.play_all([truth], session.state))
         self.view = view_of(game, game.play_all([truth], session.state))
         self.memories: list[Any] = []
+        self.boards: list[dict[str, Any]] = []
 
     def __call__(self, scene: Scene, board: dict[str, Any], memory: Any) -> Observation:
         self.memories.append(memory)
+        self.boards.append(board)
         view = self.view if board == self.truth else {**self.view, "e3": LEANING}
         return Observation.certain("block-arena", view)
 
@@ -124,3 +127,43 @@ def test_only_observers_that_read_trial_positions_fairly_get_a_second_look(sessi
     first = observer(object(), session.game.board(session.state), pipeline.memory)  # type: ignore[arg-type]
     assert pipeline.on_observation(10, first, object()).kind == "illegal"  # type: ignore[arg-type]
     assert len(observer.memories) == 1
+
+
+class Obliging(Leaning):
+    """A scripted observer that shows every trial position as it is given (the first look, under
+    the position before the move, sees e3 leaning)."""
+
+    def __init__(self, session: Session) -> None:
+        super().__init__(session, TIPPED)
+        self.before = session.game.board(session.state)
+
+    def __call__(self, scene: Scene, board: dict[str, Any], memory: Any) -> Observation:
+        if board == self.before:
+            return super().__call__(scene, board, memory)
+        self.memories.append(memory)
+        return Observation.certain("block-arena", expected_view("block-arena", board))
+
+
+def test_several_explanations_that_each_read_as_themselves_are_asked_about(session: Session) -> None:
+    records: list[dict[str, Any]] = []
+    observer = Obliging(session)
+    pipeline = pipeline_with(session, observer, records)
+    first = observer(object(), observer.before, pipeline.memory)  # type: ignore[arg-type]
+    reading = pipeline.on_observation(10, first, object())  # type: ignore[arg-type]
+    assert reading.kind == "ambiguous" and len(reading.candidates) > 1 and (TIPPED,) in reading.candidates
+    assert session.moves == OPENING and pipeline.belief.asked == reading.candidates
+    assert [r["alert"] for r in records if "alert" in r] == [f"ambiguous: {either(reading.candidates)}"]
+
+
+def test_no_second_look_explains_a_lasting_misreading(session: Session) -> None:
+    """After a move the camera missed, the square where board and position part reads the same
+    wrong way at every look; a move through it must not be accepted to hide that."""
+    records: list[dict[str, Any]] = []
+    observer = Leaning(session, TIPPED)
+    pipeline = pipeline_with(session, observer, records)
+    before = view_of(session.game, session.state)
+    pipeline.beliefs.seen = Observation.certain("block-arena", {**before, "e2": "empty"})  # e2 misread before
+    first = observer(object(), session.game.board(session.state), pipeline.memory)  # type: ignore[arg-type]
+    reading = pipeline.on_observation(10, first, object())  # type: ignore[arg-type]
+    assert reading.kind == "illegal" and session.moves == OPENING
+    assert observer.truth not in [board for board in observer.boards]
