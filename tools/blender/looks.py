@@ -52,6 +52,7 @@ LOOKS: dict[str, Look] = {
 SPECS = (
     Spec("block-arena-9x9-real-warm", "block-arena", "9x9", "warm", 27, 80, full=True),
     Spec("block-arena-7x7-real-cool", "block-arena", "7x7", "cool", 29, 80, full=True),
+    Spec("block-arena-7x7-real-low-warm", "block-arena", "7x7", "low-warm", 71, 80, full=True),
     Spec("block-pt-real-bright", "block-pt", None, "bright", 23, 80, full=True),
     Spec("block-pt-real-dim", "block-pt", None, "dim", 31, 80, full=True),
     Spec("tuned-real-warm", "tuned", None, "low-warm", 25, 12),
