@@ -22,15 +22,16 @@ import copy
 import importlib
 import logging
 from dataclasses import dataclass, field, replace
+from types import ModuleType
 from typing import Any, Callable, Protocol
 
 from pi.beliefs import BeliefKeeper
 from pi.camera.base import Frame
 from pi.session import Session
 from rules import RulesError
-from rules.core import Game
 from vision.belief import Belief
 from vision.board import BoardFix, BoardTracker, BoardView
+from vision.expect import expected_view
 from vision.gate import GateState, SceneGate, StillEvent
 from vision.infer import Reading, either, stale_misreads, view_of
 from vision.kit import Kit
@@ -56,12 +57,17 @@ class Observer(Protocol):
 
 def observer_for(game: str, kit: Kit) -> tuple[Observer, Any]:
     """Returns the pixel observer of a game (imported on first use) and a fresh memory for it."""
-    try:
-        module = importlib.import_module(f"vision.observe.{OBSERVER_MODULES[game]}")
-    except ModuleNotFoundError:
-        raise ObserveError(f"the camera cannot read {game} yet: it has no pixel observer") from None
+    module = observer_module(game)
     observe: Observer = module.observe
     return observe, module.new_memory(kit)
+
+
+def observer_module(game: str) -> ModuleType:
+    """Returns a game's observer module (imported on first use), or raises ObserveError."""
+    try:
+        return importlib.import_module(f"vision.observe.{OBSERVER_MODULES[game]}")
+    except ModuleNotFoundError:
+        raise ObserveError(f"the camera cannot read {game} yet: it has no pixel observer") from None
 
 
 class Anticipator(Protocol):
@@ -74,27 +80,17 @@ def second_look_for(game: str) -> bool:
     """Tells whether a game's observer reads a still frame under a trial position fairly enough
     for a second look (its module's SECOND_LOOK): not where it takes the hidden pieces from the
     position it is given."""
-    module = importlib.import_module(f"vision.observe.{OBSERVER_MODULES[game]}")
-    return bool(getattr(module, "SECOND_LOOK", False))
-
-
-def changed_squares(game: Game[Any, Any], state: Any, moves: tuple[str, ...], view: dict[str, str]) -> set[str]:
-    """Returns the squares whose view some moves change from a state's (view); none if illegal."""
-    try:
-        after = view_of(game, game.play_all(list(moves), state))
-    except RulesError:
-        return set()
-    return {square for square, label in after.items() if view.get(square) != label}
+    return bool(getattr(observer_module(game), "SECOND_LOOK", False))
 
 
 def anticipator_for(game: str) -> Anticipator | None:
     """Returns a game's observer's `anticipate` (vision.observe.reading.anticipate), if it has one."""
-    module = importlib.import_module(f"vision.observe.{OBSERVER_MODULES[game]}")
-    found: Anticipator | None = getattr(module, "anticipate", None)
+    found: Anticipator | None = getattr(observer_module(game), "anticipate", None)
     return found
 
 
 Record = dict[str, Any]
+Board = dict[str, Any]  # a position in the board format (rules' `board`)
 Look = tuple[Observation, Reading, Belief]  # a second look at a still scene: what it saw, read, led to
 Sink = Callable[[Record], None]
 
@@ -310,12 +306,8 @@ class Pipeline:
         board and the position part, and a move through it would only hide that."""
         if not self.second_look or not belief.certain or self.observer is None:
             return None
-        game = self.session.game
-        current = view_of(game, belief.state)
-        lasting = stale_misreads(current, first, self.beliefs.seen)
-        tried = [moves for moves in reading.nearest
-                 if not lasting & changed_squares(game, belief.state, moves, current)]
-        found = [look for moves in tried if (look := self._look_as(scene, belief, moves)) is not None]
+        found = [look for moves, board in self._trials(first, belief, reading)
+                 if (look := self._look_as(scene, belief, moves, board)) is not None]
         if len(found) < 2:
             return found[0] if found else None
         candidates = tuple(look[1].moves for look in found)
@@ -323,15 +315,31 @@ class Pipeline:
                         frame=reading.frame)
         return found[0][0], asked, replace(belief, asked=candidates)
 
-    def _look_as(self, scene: Scene, belief: Belief, moves: tuple[str, ...]) -> Look | None:
+    def _trials(self, first: Observation, belief: Belief, reading: Reading) -> list[tuple[tuple[str, ...], Board]]:
+        """Returns the nearest explanations of an illegal reading worth a second look, each with
+        the position it leads to: those that change no square the first look read as a lasting
+        misreading."""
+        game = self.session.game
+        current = view_of(game, belief.state)
+        lasting = stale_misreads(current, first, self.beliefs.seen)
+        trials = []
+        for moves in reading.nearest:
+            try:
+                board = game.board(game.play_all(list(moves), belief.state))
+            except RulesError:
+                continue
+            after = expected_view(game.name, board)
+            if all(after[square] == current[square] for square in lasting):
+                trials.append((moves, board))
+        return trials
+
+    def _look_as(self, scene: Scene, belief: Belief, moves: tuple[str, ...], board: Board) -> Look | None:
         """Returns the observation, reading and belief of a still scene read under the position
-        some moves lead to, when the reading is exactly those moves; else None."""
-        game, observe = self.session.game, self.observer
-        assert observe is not None
+        some moves lead to (board), when the reading is exactly those moves; else None."""
+        assert self.observer is not None
         try:
-            board = game.board(game.play_all(list(moves), belief.state))
-            seen = observe(scene, board, copy.deepcopy(self.memory))
-        except (RulesError, ObserveError):
+            seen = self.observer(scene, board, copy.deepcopy(self.memory))
+        except ObserveError:
             return None
         except Exception as error:  # only a second chance: a fault there leaves the first reading
             log.warning("the second look at the board failed: %r", error)
