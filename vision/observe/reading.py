@@ -180,7 +180,7 @@ def camera_place(model: Model, frame: Frame, context: Mapping[str, str], memory:
     view = scene.view.homography.tobytes()
     pieces = sum(label != EMPTY for label in context.values())
     placed = memory.placed if isinstance(memory, SynthMemory) else None
-    if placed is not None and place_holds(placed, view, context):
+    if placed is not None and place_holds(placed, view, pieces):
         return placed.place
     warm = placed is not None and placed.view == view and placed.pieces > 0
     starts = [placed.place] if warm and placed is not None else lens_places(scene, frame.registration)
@@ -193,10 +193,10 @@ def camera_place(model: Model, frame: Frame, context: Mapping[str, str], memory:
     return place
 
 
-def place_holds(placed: Placed, view: bytes, context: Mapping[str, str]) -> bool:
+def place_holds(placed: Placed, view: bytes, pieces: int) -> bool:
     """Tells whether a kept camera place stands for a board fix (its homography's bytes) and a
-    context position: fitted on that fix, and the pieces have not doubled since."""
-    pieces = sum(label != EMPTY for label in context.values())
+    position with this many occupied cells: fitted on that fix, and the pieces have not doubled
+    since."""
     return placed.view == view and (pieces < 2 * placed.pieces or not pieces)
 
 
@@ -375,7 +375,8 @@ def anticipate(model: Model, scene: Scene, board: Mapping[str, Any], memory: Col
     view = scene.view.homography.tobytes()
     if not isinstance(memory, SynthMemory) or memory.placed is None or memory.registered is None:
         return False
-    if memory.registered[0] != view or not place_holds(memory.placed, view, context):
+    pieces = sum(label != EMPTY for label in context.values())
+    if memory.registered[0] != view or not place_holds(memory.placed, view, pieces):
         return False
     still = Frame(scene, memory.registered[1], None)
     synthesis = Synthesis(model, still, memory.placed.place)
