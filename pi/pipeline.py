@@ -288,10 +288,10 @@ class Pipeline:
         self._act(frame_number, reading)
         if reading.kind == "move":
             self.beliefs.accept(after, reading, seen)
-        elif reading.kind == "ambiguous":
-            self.beliefs.hold(after)
-        elif reading.kind == "none":
-            self.beliefs.unchanged(seen, epoch)
+        else:
+            if reading.kind == "none":
+                self.beliefs.unchanged(seen, epoch)
+            self.beliefs.hold(after)  # a question's candidates, an illegal change's nearest explanations
         return reading
 
     def _second_look(self, scene: Scene, first: Observation, belief: Belief, reading: Reading) -> Look | None:

@@ -28,6 +28,10 @@ margin (as read_change asks); and when keeping every look-alike would exceed MAX
 member whose own result of the winning moves looks different from what is seen is dropped
 silently: the camera settled it.
 
+A change read as illegal keeps its nearest explanations in `missed` (the last MISSED) until the
+board reads unchanged or a move is read; they start the next readings as a question's candidates
+do, so a move misread once is caught up with the next one if the next look reads it right.
+
 Readings are relative to what was reported: each `move` reading plays the moves of one member
 (preferably the one already reported); when the belief later settles on another member, the
 reading has `rewind` = the number of moves reported since the belief's anchor, and `moves` is
@@ -61,6 +65,7 @@ from vision.infer import (
 from vision.observation import Observation
 
 MAX_STATES = 16
+MISSED = 6  # the nearest explanations of illegal readings kept to start a later reading from
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +86,7 @@ class Belief:
     reported: tuple[str, ...] = ()
     settings: Settings = Settings()
     asked: tuple[tuple[str, ...], ...] = ()  # the candidates of a question left unanswered
+    missed: tuple[tuple[str, ...], ...] = ()  # the nearest explanations of changes read as illegal
 
     @classmethod
     def start(cls, game: Game[Any, Any], state: Any, settings: Settings | None = None) -> Belief:
@@ -110,25 +116,33 @@ class Belief:
         none, illegal and ambiguous readings); `before` is the last observation accepted."""
         scorer = scorer_for(self.game, self.state, seen, self.settings, before)
         if not scorer.changed:
-            return unchanged_reading(self.game, self.state, scorer, self.settings), self
+            return unchanged_reading(self.game, self.state, scorer, self.settings), self._unmissed()
         entries = [Entry(index, hypothesis) for index, member in enumerate(self.members)
                    for hypothesis in explanations(self.game, member.state, scorer, self.settings)]
         verdict = judge(entries, self.settings)
-        if verdict.kind == "illegal" and self.asked:
+        if verdict.kind == "illegal" and (self.asked or self.missed):
             verdict = self._caught_up(scorer) or verdict
         if verdict.kind == "illegal":
-            return illegal_reading(self.game, self.state, scorer, verdict), self
+            reading = illegal_reading(self.game, self.state, scorer, verdict)
+            return reading, replace(self, missed=tuple(dict.fromkeys(self.missed + reading.nearest))[-MISSED:])
         if verdict.kind == "ambiguous":
             reading = self._ask(verdict, scorer, UNCLEAR, same_view=False)
-            return reading, replace(self, asked=() if reading.rewind else reading.candidates)
+            return reading, replace(self, asked=() if reading.rewind else reading.candidates, missed=())
         return self._narrow(verdict, scorer)
 
+    def _unmissed(self) -> Belief:
+        """Returns the belief without the illegal changes' explanations (the board is back as
+        the position holds it)."""
+        return replace(self, missed=()) if self.missed else self
+
     def _caught_up(self, scorer: Scorer) -> Verdict | None:
-        """Returns the verdict on the unanswered question's candidates each followed by one
-        move, or None when none of those fits."""
+        """Returns the verdict on the unanswered question's candidates and the nearest
+        explanations of changes read as illegal since the last move, each followed by one move,
+        or None when none of those fits."""
+        starts = tuple(dict.fromkeys(self.asked + self.missed))
         entries = [Entry(index, hypothesis) for index, member in enumerate(self.members)
                    if member.path == self.reported
-                   for hypothesis in extensions(self.game, member.state, scorer, self.asked)]
+                   for hypothesis in extensions(self.game, member.state, scorer, starts)]
         verdict = judge(entries, self.settings)
         return None if verdict.kind == "illegal" else verdict
 

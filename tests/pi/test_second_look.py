@@ -167,3 +167,18 @@ def test_no_second_look_explains_a_lasting_misreading(session: Session) -> None:
     reading = pipeline.on_observation(10, first, object())  # type: ignore[arg-type]
     assert reading.kind == "illegal" and session.moves == OPENING
     assert observer.truth not in [board for board in observer.boards]
+
+
+def test_a_change_read_as_illegal_is_caught_up_by_the_next_reading(tmp_path: Path) -> None:
+    session = Session(Journal(tmp_path / "tuned.sqlite"))
+    session.new_game("tuned")
+    session.play("+donkey@a1", 0)
+    records: list[dict[str, Any]] = []
+    pipeline = Pipeline(session, kit_named(), records.append, observer=lambda *_: None)  # type: ignore[arg-type,return-value]
+    view = view_of(session.game, session.state)
+    misread = Observation.certain("tuned", {**view, "b2": "cat/dog"})  # a cat read as on a dog
+    assert pipeline.on_observation(10, misread).kind == "illegal"
+    both = Observation.certain("tuned", {**view, "b2": "cat", "c3": "donkey"})
+    reading = pipeline.on_observation(20, both)
+    assert reading.kind == "move" and session.moves[-2:] == ["+cat@b2", "+donkey@c3"]
+    assert [r["frame"] for r in records if "alert" in r] == [10]

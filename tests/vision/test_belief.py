@@ -203,13 +203,15 @@ def test_it_asks_rather_than_keep_more_than_the_bound() -> None:
     assert reading.kind == "move" and len(belief.states) == MAX_STATES
 
 
-def test_an_unchanged_board_and_an_illegal_change_keep_the_belief() -> None:
+def test_an_unchanged_board_and_an_illegal_change_keep_the_states() -> None:
     game, belief = look_alike()
     assert belief.read(seen_after(game, belief.state))[1] is belief
     far = Observation.certain("blockade", {**view_of(game, belief.state), "a1": "clear-L",
                                            "e5": "green-M/clear-L"})
     reading, after = belief.read(far)
-    assert (reading.kind, reading.physical) == ("illegal", ("a1-e5",)) and after is belief
+    assert (reading.kind, reading.physical) == ("illegal", ("a1-e5",))
+    assert after.members == belief.members and after.reported == belief.reported
+    assert after.missed == reading.nearest and after.read(seen_after(game, belief.state))[1].missed == ()
     assert reading.reason == "e5 is 4 steps away but only 3 points are left"
 
 
@@ -304,3 +306,26 @@ def test_the_next_look_picks_which_candidate_of_the_question_happened() -> None:
     _, belief, seen = tuned_unsure_then({"b2": "dog", "c3": "donkey"})
     reading, _ = belief.read(seen)
     assert reading.kind == "move" and reading.moves == ("+dog@b2", "+donkey@c3")
+
+
+def test_a_change_read_as_illegal_starts_the_next_reading() -> None:
+    game = get_game("tuned")
+    state = game.play_all(["+donkey@a1"])
+    cells = {s: CellSeen.sure(label) for s, label in view_of(game, state).items()}
+    cells["b2"] = CellSeen.from_probs({"cat/dog": 0.9, "cat": 0.05})  # a cat misread as on a dog
+    reading, belief = Belief.start(game, state).read(Observation("tuned", cells))
+    assert reading.kind == "illegal" and ("+cat@b2",) in belief.missed
+    later = Observation.certain("tuned", {**view_of(game, state), "b2": "cat", "c3": "donkey"})
+    reading, after = belief.read(later)
+    assert reading.kind == "move" and reading.moves == ("+cat@b2", "+donkey@c3")
+    assert after.certain and after.missed == ()
+
+
+def test_a_board_read_unchanged_forgets_the_illegal_change() -> None:
+    game = get_game("tuned")
+    state = game.play_all(["+donkey@a1"])
+    both = Observation.certain("tuned", {**view_of(game, state), "b2": "cat", "c3": "donkey"})
+    reading, belief = Belief.start(game, state).read(both)
+    assert reading.kind == "illegal" and belief.missed
+    _, belief = belief.read(Observation.certain("tuned", view_of(game, state)))
+    assert belief.missed == () and belief.read(both)[0].kind == "illegal"
