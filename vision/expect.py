@@ -175,11 +175,14 @@ def _layers(label: str) -> list[str]:
 
 def faint_pair(game: str, label: str, after: str) -> bool:
     """Tells whether a cell's label turns into another only by losing its top pyramid, nested in
-    one of its colour (Blockade: `red-S/red-L` to `red-L`, `red-S/red-S/red-L` to `red-S/red-L`):
-    from above the piece hid inside the one below, so the camera all but cannot see it go."""
+    one of its colour (Blockade: `red-S/red-L` to `red-L`, `red-S/red-S/red-L` to `red-S/red-L`),
+    or by gaining one of the top's colour and size (`red-S/red-L` to `red-S/red-S/red-L`): from
+    above the piece hid inside the one below, so the camera all but cannot see it go or come."""
     if game != "blockade":
         return False
     before, now = _layers(label), _layers(after)
+    if before and len(now) == len(before) + 1 and now[1:] == before:
+        return now[0] == before[0]  # a pyramid coming into one of its colour and size
     if not now or len(before) != len(now) + 1 or before[1:] != now:
         return False
     return before[0].split("-")[0] == now[0].split("-")[0]

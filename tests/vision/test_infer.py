@@ -283,13 +283,27 @@ def test_a_faint_source_is_taken_only_for_a_single_move() -> None:
     assert reading.kind == "move" and set(reading.moves) == {"d3-c3", "b3-b2"}
 
 
-def test_a_small_put_on_one_of_its_colour_must_still_show() -> None:
+def test_a_small_put_into_a_small_of_its_colour_is_read_from_the_square_it_left() -> None:
     game = get_game("blockade")
     state = game.play_all(["roll:b2g2"])
     view = view_of(game, state)
     cells = {square: CellSeen.sure(label) for square, label in view.items()}
     cells["d3"] = CellSeen.sure("blue-L")
     cells["d4"] = CellSeen.from_probs({"blue-S/blue-L": 0.95, "blue-S/blue-S/blue-L": 0.05})
+    reading = read_change(game, state, Observation("blockade", cells))
+    assert (reading.kind, reading.moves) == ("move", ("d3-d4",))
+    cells["d4"] = CellSeen.from_probs({"blue-S/blue-L": 0.9999, "blue-S/blue-S/blue-L": 0.0001})
+    assert read_change(game, state, Observation("blockade", cells)).kind == "illegal"  # surely not there
+
+
+def test_a_small_put_on_one_of_its_colour_but_another_size_must_still_show() -> None:
+    game = get_game("blockade")
+    state = game.play_all(["roll:b2g2"])
+    view = view_of(game, state)
+    after = view_of(game, game.apply(state, "b5-e1"))
+    cells = {square: CellSeen.sure(label) for square, label in view.items()}
+    cells["b5"] = CellSeen.sure("blue-L")
+    cells["e1"] = CellSeen.from_probs({view["e1"]: 0.95, after["e1"]: 0.05})
     assert read_change(game, state, Observation("blockade", cells)).kind != "move"
 
 
