@@ -31,12 +31,15 @@ from vision.observe.block_block_looks import (
     plain_ground, ray_colours, require_memory, same_looks, side_colours, student_looks, surfaces, trusted,
 )
 from vision.observe.block_block_rays import BoolArray, FloatArray, IntArray, Rays, cast, ray_grid, ray_region, within
+from vision.observe.block_block_lines import (
+    KEPT_SHARE, LOST_SHARE, MIN_DIP, MIN_POINTS, clear_before, dips, line_points, revised, sightlines,
+)
 from vision.observe.block_block_place import (
     PLACE_TEMPERATURE, Placing, family_place, family_range, fit, merged, placed, unknown,
 )
 from vision.observe.block_block_search import (
-    Cell, Column, Sight, cell_scores, guess, guess_arrays, hits_for, label_of, lift_together, polish, reached,
-    search_cells, sight_of, solve,
+    Cell, Column, Sight, cell_scores, guess, guess_arrays, hits_for, label_of, lift_together, parse_label, polish,
+    reached, search_cells, sight_of, solve,
 )
 from vision.observe.colours import ColourMemory
 from vision.observe.context import ObserveError, Scene
@@ -57,6 +60,7 @@ REGION_PAD_MM = 20.0  # the ray region's margin for a place fitted a little side
 VIEW_WEIGHTS = (2.0, 1.0, 1.0)  # the prior weights of the fitted place and one doubt either side
 UNFITTED_SHIFTS = (-1.0, -0.5, 0.5, 1.0)  # with no place fitted, more places along the family (in doubts)
 UNFITTED_WEIGHTS = (1.0,) * (len(UNFITTED_SHIFTS) + 1)  # ... all alike, the middle one included
+LINE_DOUBT = 0.15  # the least doubt (log focal length) the grid lines are judged over: a fit may lie that far off
 PARALLAX_PX, MOST_TEMPERING = 1.5, 25.0  # one cube moving a top's corner less than this is tempered
 
 
@@ -221,6 +225,7 @@ def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None 
     cells = search_cells(ready.sight, columns, scene.squares(), [scene.cell_centre(s) for s in scene.squares()],
                          LEVELS_AHEAD, ready.tempering)
     probs = read_cells(ready, cells, columns)  # labels left out count as very unlikely
+    probs = lines_explained(ready, cells, columns, probs)
     seen = Observation(GAME, {square: CellSeen.from_probs(
         {label: min(p, 1.0 - MIN_LISTED) for label, p in zip(cell.labels, chance.tolist()) if p >= MIN_LISTED})
         for square, cell, chance in zip(scene.squares(), cells, probs)}, frame)
@@ -252,6 +257,30 @@ def look_at(scene: Scene, board: Mapping[str, Any], columns: list[Column], memor
     tempering = parallax_tempering(scene, placed(view, anchor, placing), columns, cube)
     return Frame(scene, memory, placing, (region, widest, reach), sight, colours, boxes, tempering,
                  fitted or refit)
+
+
+def lines_explained(ready: Frame, cells: list[Cell], columns: list[Column], probs: list[FloatArray]) -> list[FloatArray]:
+    """Returns the cells' probabilities with the grid lines that vanished since the last still
+    frame from this view, where the reading still shows them, explained (block_block_lines)."""
+    scene, memory, cube = ready.scene, ready.memory, ready.sight.cube
+    last = memory.last
+    if last is None or not same_view(memory, scene.view, last[0].view):
+        return probs
+    points = line_points(scene.mat.cells, scene.mat.pitch_mm)
+    before, now = memory.line_dips(last[0], lambda: dips(last[0], points)), dips(scene, points)
+    vanished = (before >= MIN_DIP) & (now <= LOST_SHARE * before)
+    if int(vanished.sum()) < MIN_POINTS:
+        return probs
+    wide = Placing(ready.placing.focal, ready.placing.offset, max(ready.placing.doubt, LINE_DOUBT))
+    places = [placed(scene.view, scene.place, wide, shift) for shift in (0.0, -1.0, 1.0)]
+    lines = sightlines(places, points.ground, ready.boxes)
+    clear = clear_before(before, lines.shown(np.array([parse_label(label)[0] * cube for label in last[1]])))
+    heights = [np.array([parse_label(label)[0] * cube for label in cell.labels]) for cell in cells]
+    read = [int(np.argmax(p)) for p in probs]
+    lost = clear & vanished & lines.shown(np.array([h[choice] for h, choice in zip(heights, read)]))
+    if int(lost.sum()) < MIN_POINTS:
+        return probs
+    return revised(probs, heights, read, lines, points.beside, lost, clear & (now >= KEPT_SHARE * before))
 
 
 def refit_cubes(memory: BlockBlockMemory, placing: Placing) -> int:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 from numpy.typing import NDArray
@@ -65,6 +65,13 @@ class BlockBlockMemory(ColourMemory):
         self.trimmed: dict[tuple[float, ...], tuple[Rays, Rays]] = {}  # geometries kept, and trimmed to a reach
         self.sampled: list[tuple[Scene, FloatArray, FloatArray]] = []  # recent scenes' ray colours
         self.plain: tuple[FloatArray, BoolArray] | None = None  # the last grid's plain mat
+        self.dips: tuple[Scene, FloatArray] | None = None  # a scene's grid lines (block_block_lines.dips)
+
+    def line_dips(self, scene: Scene, measure: Callable[[], FloatArray]) -> FloatArray:
+        """Returns a scene's grid-line dips, measured once and kept for the last scene asked."""
+        if self.dips is None or self.dips[0] is not scene:
+            self.dips = (scene, measure())
+        return self.dips[1]
 
 
 def check_kit(kit: Kit) -> None:
