@@ -273,11 +273,16 @@ def lines_explained(ready: Frame, cells: list[Cell], columns: list[Column], prob
         return probs
     wide = Placing(ready.placing.focal, ready.placing.offset, max(ready.placing.doubt, LINE_DOUBT))
     places = [placed(scene.view, scene.place, wide, shift) for shift in (0.0, -1.0, 1.0)]
-    lines = sightlines(places, points.ground, ready.boxes)
-    clear = clear_before(before, lines.shown(np.array([parse_label(label)[0] * cube for label in last[1]])))
     heights = [np.array([parse_label(label)[0] * cube for label in cell.labels]) for cell in cells]
     read = [int(np.argmax(p)) for p in probs]
-    lost = clear & vanished & lines.shown(np.array([h[choice] for h, choice in zip(heights, read)]))
+    was, now_read = (np.array([parse_label(label)[0] * cube for label in last[1]]),
+                     np.array([h[choice] for h, choice in zip(heights, read)]))
+    few = sightlines(places, points.ground[vanished], ready.boxes)  # most vanish under a piece read
+    if int((few.shown(was) & few.shown(now_read)).sum()) < MIN_POINTS:
+        return probs
+    lines = sightlines(places, points.ground, ready.boxes)
+    clear = clear_before(before, lines.shown(was))
+    lost = clear & vanished & lines.shown(now_read)
     if int(lost.sum()) < MIN_POINTS:
         return probs
     return revised(probs, heights, read, lines, points.beside, lost, clear & (now >= KEPT_SHARE * before))
