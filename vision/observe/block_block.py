@@ -32,7 +32,7 @@ from vision.observe.block_block_looks import (
 )
 from vision.observe.block_block_rays import BoolArray, FloatArray, IntArray, Rays, cast, ray_grid, ray_region, within
 from vision.observe.block_block_lines import (
-    KEPT_SHARE, LOST_SHARE, MIN_DIP, MIN_POINTS, clear_before, dips, line_points, revised, sightlines,
+    KEPT_SHARE, LOST_SHARE, MIN_DIP, MIN_POINTS, clear_before, dips, line_points, missing, revised, sightlines,
 )
 from vision.observe.block_block_place import (
     PLACE_TEMPERATURE, Placing, family_place, family_range, fit, merged, placed, unknown,
@@ -268,21 +268,26 @@ def lines_explained(ready: Frame, cells: list[Cell], columns: list[Column], prob
         return probs
     points = line_points(scene.mat.cells, scene.mat.pitch_mm)
     before, now = memory.line_dips(last[0], lambda: dips(last[0], points)), dips(scene, points)
-    vanished = (before >= MIN_DIP) & (now <= LOST_SHARE * before)
-    if int(vanished.sum()) < MIN_POINTS:
-        return probs
-    wide = Placing(ready.placing.focal, ready.placing.offset, max(ready.placing.doubt, LINE_DOUBT))
-    places = [placed(scene.view, scene.place, wide, shift) for shift in (0.0, -1.0, 1.0)]
     heights = [np.array([parse_label(label)[0] * cube for label in cell.labels]) for cell in cells]
     read = [int(np.argmax(p)) for p in probs]
     was, now_read = (np.array([parse_label(label)[0] * cube for label in last[1]]),
                      np.array([h[choice] for h, choice in zip(heights, read)]))
-    few = sightlines(places, points.ground[vanished], ready.boxes)  # most vanish under a piece read
-    if int((few.shown(was) & few.shown(now_read)).sum()) < MIN_POINTS:
+    held = np.array([column.height * cube for column in columns])
+    vanished = (before >= MIN_DIP) & (now <= LOST_SHARE * before)
+    lowered = bool((now_read < held).any())  # a column read lower than the position holds it
+    if int(vanished.sum()) < MIN_POINTS and not lowered:
         return probs
+    wide = Placing(ready.placing.focal, ready.placing.offset, max(ready.placing.doubt, LINE_DOUBT))
+    places = [placed(scene.view, scene.place, wide, shift) for shift in (0.0, -1.0, 1.0)]
+    if not lowered:
+        few = sightlines(places, points.ground[vanished], ready.boxes)  # most vanish under a piece read
+        if int((few.shown(was) & few.shown(now_read)).sum()) < MIN_POINTS:
+            return probs
     lines = sightlines(places, points.ground, ready.boxes)
-    clear = clear_before(before, lines.shown(was))
-    lost = clear & vanished & lines.shown(now_read)
+    shown_then, shown_now = lines.shown(was), lines.shown(now_read)
+    clear = clear_before(before, shown_then)
+    covered = np.all(lines.hidden_per_place(held), axis=0)
+    lost = (clear & vanished & shown_now) | missing(before, now, shown_then, shown_now & covered)
     if int(lost.sum()) < MIN_POINTS:
         return probs
     return revised(probs, heights, read, lines, points.beside, lost, clear & (now >= KEPT_SHARE * before))

@@ -129,6 +129,18 @@ def clear_before(before: FloatArray, shown: BoolArray) -> BoolArray:
     return np.asarray(shown & (before >= max(MIN_DIP, CLEAR_SHARE * typical)), np.bool_)
 
 
+def missing(before: FloatArray, now: FloatArray, shown_then: BoolArray, exposed: BoolArray) -> BoolArray:
+    """Tells which of the points a reading exposes (shows, though the position surely hides them:
+    no block is ever taken away) show no line now, a dip below LOST_SHARE of the last frame's
+    typical clear one (shown_then: the points the last frame's reading showed)."""
+    if not shown_then.any():
+        return np.zeros(len(now), np.bool_)
+    typical = float(np.median(before[shown_then]))
+    if typical < MIN_DIP:
+        return np.zeros(len(now), np.bool_)
+    return np.asarray(exposed & (now <= LOST_SHARE * typical), np.bool_)
+
+
 def revised(probs: list[FloatArray], heights: list[FloatArray], read: list[int], lines: Sightlines,
             beside: IntArray, lost: BoolArray, kept: BoolArray) -> list[FloatArray]:
     """Returns the cells' probabilities with the vanished lines explained (the module's rule):

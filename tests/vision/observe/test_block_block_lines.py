@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.observe.block_block_lines import MIN_POINTS, line_points, revised, sightlines
+from vision.observe.block_block_lines import MIN_POINTS, line_points, missing, revised, sightlines
 from vision.pose import CameraPlace
 
 CELLS, PITCH, CUBE = 5, 26.0, 25.0
@@ -118,3 +118,27 @@ def test_a_line_already_hidden_by_the_reading_changes_nothing_more() -> None:
     after = revised(probs, heights, read, lines, points.beside, lost, np.zeros(len(lost), np.bool_))
     assert all(np.array_equal(a, b) for a, b in zip(after, probs))
 
+
+
+def test_a_line_a_lowered_column_would_show_but_does_not_is_missing() -> None:
+    before = np.array([0.2, 0.2, 0.01, 0.01, 0.01])  # two lines shown then, three hidden
+    now = np.array([0.2, 0.2, 0.01, 0.15, 0.01])
+    shown_then = np.array([True, True, False, False, False])
+    shown_now = np.array([True, True, True, True, False])  # the reading lowered a column
+    exposed = shown_now & ~shown_then
+    assert missing(before, now, shown_then, exposed).tolist() == [False, False, True, False, False]
+    faint = before / 10  # no line clear enough to judge by
+    assert not missing(faint, now / 10, shown_then, exposed).any()
+
+
+def test_a_column_read_lower_than_it_was_is_raised_back_to_hide_its_missing_lines() -> None:
+    points = line_points(CELLS, PITCH)
+    lines = sightlines([PLACE], points.ground, boxes())
+    probs, heights, read = reading()  # c3 read empty, though it stood a cube tall
+    shown_then, shown_now = lines.shown(heights_with(c3=CUBE)), lines.shown(heights_with())
+    before = np.where(shown_then, 0.2, 0.01)
+    covered = np.all(lines.hidden_per_place(heights_with(c3=CUBE)), axis=0)
+    lost = missing(before, before, shown_then, shown_now & covered)  # nothing changed on the mat
+    assert lost[on_line(3 * PITCH, 2)].all()
+    after = revised(probs, heights, read, lines, points.beside, lost, np.zeros(len(lost), np.bool_))
+    assert LABELS[int(np.argmax(after[index("c3")]))] == "white@1"
