@@ -38,8 +38,8 @@ from vision.observe.block_block_place import (
     PLACE_TEMPERATURE, Placing, family_place, family_range, fit, merged, placed, unknown,
 )
 from vision.observe.block_block_search import (
-    Cell, Column, Sight, cell_scores, guess, guess_arrays, hits_for, label_of, lift_together, parse_label, polish,
-    reached, search_cells, sight_of, solve,
+    Cell, Column, Sight, cell_scores, guess, guess_arrays, hits_for, label_of, lift_together, polish, reached,
+    search_cells, sight_of, solve,
 )
 from vision.observe.colours import ColourMemory
 from vision.observe.context import ObserveError, Scene
@@ -225,7 +225,7 @@ def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None 
     cells = search_cells(ready.sight, columns, scene.squares(), [scene.cell_centre(s) for s in scene.squares()],
                          LEVELS_AHEAD, ready.tempering)
     probs = read_cells(ready, cells, columns)  # labels left out count as very unlikely
-    probs = lines_explained(ready, cells, columns, probs)
+    probs = lines_explained(ready, cells, probs)
     seen = Observation(GAME, {square: CellSeen.from_probs(
         {label: min(p, 1.0 - MIN_LISTED) for label, p in zip(cell.labels, chance.tolist()) if p >= MIN_LISTED})
         for square, cell, chance in zip(scene.squares(), cells, probs)}, frame)
@@ -259,20 +259,20 @@ def look_at(scene: Scene, board: Mapping[str, Any], columns: list[Column], memor
                  fitted or refit)
 
 
-def lines_explained(ready: Frame, cells: list[Cell], columns: list[Column], probs: list[FloatArray]) -> list[FloatArray]:
-    """Returns the cells' probabilities with the grid lines that vanished since the last still
-    frame from this view, where the reading still shows them, explained (block_block_lines)."""
+def lines_explained(ready: Frame, cells: list[Cell], probs: list[FloatArray]) -> list[FloatArray]:
+    """Returns the cells' probabilities with the grid lines explained (block_block_lines): those
+    that vanished since the last still frame from this view where the reading still shows them,
+    and those missing where the reading shows a column lower than the position holds it."""
     scene, memory, cube = ready.scene, ready.memory, ready.sight.cube
     last = memory.last
     if last is None or not same_view(memory, scene.view, last[0].view):
         return probs
     points = line_points(scene.mat.cells, scene.mat.pitch_mm)
     before, now = memory.line_dips(last[0], lambda: dips(last[0], points)), dips(scene, points)
-    heights = [np.array([parse_label(label)[0] * cube for label in cell.labels]) for cell in cells]
+    heights = [guess_arrays(list(cell.labels), cube)[0] for cell in cells]
     read = [int(np.argmax(p)) for p in probs]
-    was, now_read = (np.array([parse_label(label)[0] * cube for label in last[1]]),
-                     np.array([h[choice] for h, choice in zip(heights, read)]))
-    held = np.array([column.height * cube for column in columns])
+    was, now_read = guess_arrays(list(last[1]), cube)[0], guess_arrays(guess(cells, read), cube)[0]
+    held = ready.sight.start_mm
     vanished = (before >= MIN_DIP) & (now <= LOST_SHARE * before)
     lowered = bool((now_read < held).any())  # a column read lower than the position holds it
     if int(vanished.sum()) < MIN_POINTS and not lowered:

@@ -10,7 +10,9 @@ last still frame showed it clearly. Where such a point has vanished but the read
 shows it, the reading missed a cover: the cells next to the line are tried, each raised to its
 candidates that surely hide the vanished points without hiding any line still shown, and the
 one that explains most gets most of its probability moved to those candidates (more the more
-points it explains); two cells explaining alike share it, so that the players are asked.
+points it explains); two cells explaining alike share it, so that the players are asked. Points
+a reading exposes by showing a column lower than the position holds it (no block is ever taken
+away), where no line shows now, are missing and explained the same way.
 """
 
 from __future__ import annotations
@@ -121,11 +123,16 @@ def sightlines(places: list[CameraPlace], ground: FloatArray, boxes: FloatArray)
     return Sightlines(meets(GROW_MM), meets(-SHRINK_MM))
 
 
+def typical_dip(before: FloatArray, shown: BoolArray) -> float | None:
+    """Returns the median dip in the last frame of the points its reading showed (None: none)."""
+    return float(np.median(before[shown])) if shown.any() else None
+
+
 def clear_before(before: FloatArray, shown: BoolArray) -> BoolArray:
     """Tells which points showed their line clearly in the last frame, among those shown."""
-    if not shown.any():
+    typical = typical_dip(before, shown)
+    if typical is None:
         return np.zeros(len(before), np.bool_)
-    typical = float(np.median(before[shown]))
     return np.asarray(shown & (before >= max(MIN_DIP, CLEAR_SHARE * typical)), np.bool_)
 
 
@@ -133,10 +140,8 @@ def missing(before: FloatArray, now: FloatArray, shown_then: BoolArray, exposed:
     """Tells which of the points a reading exposes (shows, though the position surely hides them:
     no block is ever taken away) show no line now, a dip below LOST_SHARE of the last frame's
     typical clear one (shown_then: the points the last frame's reading showed)."""
-    if not shown_then.any():
-        return np.zeros(len(now), np.bool_)
-    typical = float(np.median(before[shown_then]))
-    if typical < MIN_DIP:
+    typical = typical_dip(before, shown_then)
+    if typical is None or typical < MIN_DIP:
         return np.zeros(len(now), np.bool_)
     return np.asarray(exposed & (now <= LOST_SHARE * typical), np.bool_)
 
@@ -145,8 +150,8 @@ def revised(probs: list[FloatArray], heights: list[FloatArray], read: list[int],
             beside: IntArray, lost: BoolArray, kept: BoolArray) -> list[FloatArray]:
     """Returns the cells' probabilities with the vanished lines explained (the module's rule):
     `heights` each cell's candidates' heights (mm), `read` each cell's chosen candidate,
-    `beside` each point's two cells, `lost` the vanished points the reading still shows,
-    `kept` the clear points still shown."""
+    `beside` each point's two cells, `lost` the vanished or missing points the reading still
+    shows, `kept` the clear points still shown."""
     probs = [p.copy() for p in probs]
     base = np.array([h[choice] for h, choice in zip(heights, read)], np.float64)
     others = lines.hidden_per_place(base)
