@@ -530,6 +530,17 @@ def cell_models(game: StackGame, scene: Scene, board: Mapping[str, Any], view: M
     return models
 
 
+def anticipate_stacks(game: StackGame, scene: Scene, board: Mapping[str, Any], memory: ColourMemory) -> bool:
+    """Builds and keeps in a StackMemory every cell's geometry for a new position, seen from a
+    still scene's camera, so that the next still frame of that camera reads as quickly as an
+    unchanged position does; does nothing, and says so, for a memory that keeps no geometry."""
+    if not isinstance(memory, StackMemory):
+        return False
+    view = checked_view(game.name, scene, board)
+    cell_models(game, scene, board, view, memory, sampling_for(game, scene, memory))
+    return True
+
+
 def observe_stacks(game: StackGame, scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None,
                    fresh: Callable[[Kit], ColourMemory], frame: int | None) -> Observation:
     """Returns what a still frame shows on every cell of a game, given the current position."""

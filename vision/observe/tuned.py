@@ -23,7 +23,7 @@ from vision.observe.context import Scene
 from vision.observe.stack_colours import Colours, FACES, FloatArray, IntArray
 from vision.observe.stacks import (
     COLOUR, CellModel, CellPlan, Patch, StackGame, StackMemory, StackScores, Stacks, block,
-    grouped_reading, observe_stacks, patch_for, stack_memory,
+    anticipate_stacks, grouped_reading, observe_stacks, patch_for, stack_memory,
 )
 from vision.observe.casting import passes_over
 from vision.observe.synthesis import BOUNDS_PAD_MM
@@ -162,11 +162,22 @@ def _read(model: CellModel, scores: StackScores) -> CellSeen:
 TUNED = StackGame("tuned", COLOURS, STEP_MM, REACH_MM, _stacks, _plan, _key, _read)
 
 
+def tuned_for(scene: Scene, memory: ColourMemory | None) -> StackGame:
+    """Returns Tuned's engine terms for a scene: each cell's plan and key name only the squares
+    whose stacks may stand in its rays."""
+    near = Crossing(scene, memory)
+    return replace(TUNED, plan=partial(_plan, near=near), key=partial(_key, near=near))
+
+
 def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None = None,
             frame: int | None = None) -> Observation:
     """Returns what a still frame shows on every Tuned cell, given the referee's current position
     (for colour calibration and the neighbours' stacks); a memory from new_memory keeps the
-    learnt colours between frames and is updated."""
-    near = Crossing(scene, memory)
-    game = replace(TUNED, plan=partial(_plan, near=near), key=partial(_key, near=near))
-    return observe_stacks(game, scene, board, memory, new_memory, frame)
+    learnt colours and the cells' geometry between frames and is updated."""
+    return observe_stacks(tuned_for(scene, memory), scene, board, memory, new_memory, frame)
+
+
+def anticipate(scene: Scene, board: Mapping[str, Any], memory: ColourMemory) -> bool:
+    """Readies the memory to read a still scene's camera under a new position (the referee's,
+    after a move), so that the next still frame reads quicker; tells whether it could."""
+    return anticipate_stacks(tuned_for(scene, memory), scene, board, memory)

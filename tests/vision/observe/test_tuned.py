@@ -19,7 +19,8 @@ from tests.vision.observe.stack_scenes import (
 from vision.expect import expected_view
 from vision.infer import read_change
 from vision.observation import EMPTY
-from vision.observe import tuned
+from vision.observe import stacks, tuned
+from vision.observe.colours import ColourMemory
 from vision.observe.context import ObserveError
 from vision.observe.stacks import observe_stacks, patch_for, sampling_for
 from vision.render.record import PRESETS
@@ -114,6 +115,35 @@ def test_samples_read_through_the_kept_sampling_are_those_read_afresh() -> None:
     fresh = scene.sample(np.column_stack([points, np.zeros(len(points))]))
     assert np.array_equal(scene.lab_tapped(sampled.taps), fresh)
     assert np.array_equal(sampled.patches["b2"].points, patch_for(scene, "b2", tuned.TUNED).points)
+
+
+def test_an_anticipated_position_reads_the_same_without_building_geometry(monkeypatch: pytest.MonkeyPatch) -> None:
+    camera = VariantCamera("tuned", None, "low-warm-tilted", 8)
+    states, rng = [GAME.initial_state()], random.Random(8)
+    for _ in range(3):
+        states.append(GAME.apply(states[-1], rng.choice(GAME.legal(states[-1]))))
+    scenes = [(camera.scene(state), GAME.board(state)) for state in states]
+    plain, warmed = tuned.new_memory(KIT), tuned.new_memory(KIT)
+    tuned.observe(*scenes[0], plain)
+    tuned.observe(*scenes[0], warmed)
+    for (before, _), (scene, board) in zip(scenes, scenes[1:]):
+        expected = tuned.observe(scene, board, plain)
+        assert tuned.anticipate(before, board, warmed)
+        with monkeypatch.context() as patch:
+            patch.setattr(stacks, "build_models", partial(no_models_built, stacks.build_models))
+            seen = tuned.observe(scene, board, warmed)
+        assert seen.cells == expected.cells
+
+
+def no_models_built(build: Any, plans: Any, *args: Any) -> Any:
+    """Builds cells' geometry as the engine does, failing if any cell needs building."""
+    assert not plans, f"{len(plans)} cells were built anew"
+    return build(plans, *args)
+
+
+def test_nothing_is_anticipated_without_a_memory_that_keeps_geometry() -> None:
+    scene = Camera("tuned", "neutral", 1).scene(GAME.initial_state())
+    assert not tuned.anticipate(scene, GAME.board(GAME.initial_state()), ColourMemory({"mat": (90.0, 0.0, 0.0)}))
 
 
 def test_an_empty_board_reads_empty_without_a_memory() -> None:
