@@ -34,6 +34,7 @@ from vision.observe.colours import ColourMemory
 from vision.observe.context import Scene
 from vision.observe.heights import picture
 from vision.observe.nesting import Evidence, Memory, changes, placed, remember
+from vision.observe.nesting import anticipate as anticipate_nesting
 from vision.observe.pyramids import (
     BLACK, COLOURS, MOVERS, NAMES, RANK, Look, Stack, apex_of, blocks_on, candidates, label_look, label_of,
     look_of, moved, near, painted, shown_rows, stack_blocks, stacks_of,
@@ -41,10 +42,10 @@ from vision.observe.pyramids import (
 from vision.observe.stack_colours import FloatArray, IntArray
 from vision.observe.stacks import (
     COLOUR, MIN_PROBABILITY, CellModel, CellPlan, Patch, StackGame, StackMemory, StackScores, Stacks,
-    checked_view, grouped_reading, observe_stacks, stack_memory,
+    anticipate_stacks, checked_view, grouped_reading, observe_stacks, stack_memory,
 )
 
-__all__ = ["BLACK", "NAMES", "RANK", "BlockadeMemory", "candidates", "label_look", "label_of", "look_of",
+__all__ = ["BLACK", "NAMES", "RANK", "BlockadeMemory", "anticipate", "candidates", "label_look", "label_of", "look_of",
            "new_memory", "observe", "paintings"]
 
 SECOND_LOOK = False  # no second look under trial positions: the observer takes their hidden pieces as seen
@@ -258,6 +259,17 @@ def shared(seen: CellSeen, table: Paintings, weights: FloatArray) -> CellSeen:
 
 
 BLOCKADE = StackGame("blockade", COLOURS, STEP_MM, REACH_MM, stacks_of, _plan, _key, _read)
+
+
+def anticipate(scene: Scene, board: Mapping[str, Any], memory: ColourMemory) -> bool:
+    """Readies the memory to read a still scene's board fix under a new position (the referee's,
+    after a move): the cells' ray geometry and all the nesting evidence needs but the next frame
+    itself (vision.observe.nesting.anticipate); tells whether it could (not before a frame of
+    that fix was read)."""
+    if not isinstance(memory, BlockadeMemory):
+        return False
+    placed_scene = anticipate_nesting(memory.nesting, scene, board)
+    return placed_scene is not None and anticipate_stacks(BLOCKADE, placed_scene, board, memory)
 
 
 def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None = None,

@@ -159,6 +159,38 @@ def changes(memory: Memory, scene: Scene, now: Picture, board: Mapping[str, Any]
     return found
 
 
+def anticipate(memory: Memory, scene: Scene, board: Mapping[str, Any]) -> Scene | None:
+    """Works out and keeps what changes() will need of the next frame of a still scene's board
+    fix under a new position, all that does not depend on that frame: where each judged cell is
+    tracked, its template and what its candidates predict there, each cell's shadow per mm of
+    rise and the mat the stacks hide. Returns the scene seen from the fix's camera place, or
+    None (nothing done) while the memory has no place, lights or last frame for that fix."""
+    if memory.place is None or memory.place[0] != fix_key(scene):
+        return None
+    scene = replace(scene, place=memory.place[1])
+    reference = memory.reference
+    if memory.lights is None or memory.lights[0] != fix_key(scene) or reference is None \
+            or not same_fix(reference.scene, scene):
+        return None
+    stacks = stacks_of(board)
+    since = {square: picture for square, layers in stacks.items()
+             if (picture := tracked_from(reference, square, layers)) is not None}
+    old = replace(memory)
+    memory.views, memory.fronts, memory.tracks, memory.templates, memory.predictions = {}, {}, {}, {}, {}
+    asked = _asked(memory, old, since, scene, stacks)
+    firsts = [kept(memory.templates, old.templates, item.key, partial(template, item.before, item.band.pixels))
+              for item in asked]
+    missing = [index for index, item in enumerate(asked) if item.key not in (old.predictions or {})]
+    made = dict(zip(missing, predict_all([(firsts[index], asked[index].before, asked[index].band.motions)
+                                          for index in missing])))
+    for index, item in enumerate(asked):
+        kept(memory.predictions, old.predictions, item.key, partial(made.__getitem__, index))
+    if memory.lights[1]:
+        shadow_units(memory, scene, stacks, memory.lights[1])
+        hidden(memory, scene, stacks, shadow_grid(scene.kit, scene.mat))
+    return scene
+
+
 def tracked_from(reference: Reference, square: str, layers: Stack) -> Picture | None:
     """Returns the picture a cell's top is tracked from when the last frame read showed it
     holding a stack (None when it did not): the first frame since which it was read so, or that
@@ -189,15 +221,23 @@ def tracked(memory: Memory, since: Mapping[str, Picture], scene: Scene, now: Pic
     candidate predicts there, is kept while that holds)."""
     old = replace(memory)
     memory.views, memory.fronts, memory.tracks, memory.templates, memory.predictions = {}, {}, {}, {}, {}
+    asked = _asked(memory, old, since, scene, stacks)
+    found: dict[str, list[Shift | None]] = {item.square: [] for item in asked}
+    for item, shift in zip(asked, _shifts(memory, old, asked, now)):
+        found[item.square].append(shift)
+    return {square: [shift for shift in bands if shift is not None] for square, bands in calibrated(found).items()}
+
+
+def _asked(memory: Memory, old: Memory, since: Mapping[str, Picture], scene: Scene,
+           stacks: Mapping[str, Stack]) -> list[Asked]:
+    """Returns every band of the judged cells' opaque tops to track (where, and what each
+    candidate does there, kept in the memory from the old one's)."""
     asked: list[Asked] = []
     for square, before in since.items():
         if stacks[square][-1][0] != CLEAR:
             key, bands = _bands(memory, old, scene, square, stacks)
             asked += [Asked(square, (key, index, before), band, before) for index, band in enumerate(bands)]
-    found: dict[str, list[Shift | None]] = {item.square: [] for item in asked}
-    for item, shift in zip(asked, _shifts(memory, old, asked, now)):
-        found[item.square].append(shift)
-    return {square: [shift for shift in bands if shift is not None] for square, bands in calibrated(found).items()}
+    return asked
 
 
 def _bands(memory: Memory, old: Memory, scene: Scene, square: str, stacks: Mapping[str, Stack]
@@ -385,10 +425,7 @@ def shadowed(memory: Memory, scene: Scene, before: Picture, now: Picture, stacks
     if not lights:
         return {}
     grid = shadow_grid(scene.kit, scene.mat)
-    old, memory.units = memory.units, {}
-    units = {square: kept(memory.units, old, (fix_key(scene), square, stacks[square], tuple(sorted(meeting.items()))),
-                          partial(unit_darkening, scene, stacks, square, lights))
-             for square, meeting in shadow_meetings(scene, stacks, lights).items()}
+    units = shadow_units(memory, scene, stacks, lights)
     open_mat = ~hidden(memory, scene, stacks, grid)
     pixels = scene.view.to_image(grid[open_mat])
     change = brightness(now.at(pixels)) - brightness(before.at(pixels))
@@ -403,6 +440,16 @@ def shadowed(memory: Memory, scene: Scene, before: Picture, now: Picture, stacks
                                   if same_look(layers, option) else np.nan for option in candidates(layers)])
             found[square] = Darkening(*rises[square], predicted)
     return calibrated_rises(found)
+
+
+def shadow_units(memory: Memory, scene: Scene, stacks: Mapping[str, Stack], lights: Sequence[Light]
+                 ) -> dict[str, FloatArray]:
+    """Returns each cell's shadow per mm of rise (unit_darkening), kept in the memory while the
+    stacks whose shadows meet its own stand."""
+    old, memory.units = memory.units, {}
+    return {square: kept(memory.units, old, (fix_key(scene), square, stacks[square], tuple(sorted(meeting.items()))),
+                         partial(unit_darkening, scene, stacks, square, lights))
+            for square, meeting in shadow_meetings(scene, stacks, lights).items()}
 
 
 @lru_cache(maxsize=8)

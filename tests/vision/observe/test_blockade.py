@@ -26,7 +26,7 @@ from tests.vision.observe.stack_scenes import CONFIDENT, KIT, LOCK_FRAMES, Camer
 from vision.expect import expected_view
 from vision.infer import read_change, visible_moves
 from vision.observation import EMPTY, Observation
-from vision.observe import blockade
+from vision.observe import blockade, nesting, stacks
 from vision.observe.context import ObserveError, prepare
 from vision.observe.pyramids import same_look
 from vision.pose import locate_camera
@@ -152,6 +152,48 @@ def test_a_small_nested_on_a_small_is_read_and_the_move_with_it() -> None:
     assert seen.labels()["b1"] == "green-S/green-S/green-L" and seen.labels()["b2"] == "green-L"
     reading = read_change(GAME, state, seen)
     assert (reading.kind, reading.moves) == ("move", ("b2-b1",)), reading.message()
+
+
+def refuse(name: str, build: Any) -> Any:
+    """Returns a stand-in for a geometry builder that fails if asked to build anything."""
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        if name != "build" or len(args[0]):  # build_models and predict_all are handed lists
+            raise AssertionError(f"{name} was worked out anew")
+        return build(*args, **kwargs)
+    return refused
+
+
+def forbid_geometry(patch: pytest.MonkeyPatch) -> None:
+    """Makes working out any cell's ray geometry or nesting evidence anew fail."""
+    patch.setattr(stacks, "build_models", refuse("build", stacks.build_models))
+    patch.setattr(nesting, "predict_all", refuse("build", nesting.predict_all))
+    for name in ("template", "top_view", "tracking", "unit_darkening", "hidden_by"):
+        patch.setattr(nesting, name, refuse(name, None))
+
+
+def test_an_anticipated_position_reads_the_same_without_working_out_geometry(monkeypatch: pytest.MonkeyPatch) -> None:
+    camera, rng = Camera("blockade", "low-warm-tilted", 9), random.Random(9)
+    plain, warmed, state = blockade.new_memory(KIT), blockade.new_memory(KIT), GAME.initial_state()
+    still = camera.scene(state)
+    blockade.observe(still, GAME.board(state), plain)
+    blockade.observe(still, GAME.board(state), warmed)
+    for _ in range(4):
+        state, move = next_move(rng, state)
+        scene = camera.scene(GAME.apply(state, move))
+        expected = blockade.observe(scene, GAME.board(state), plain)
+        assert blockade.anticipate(still, GAME.board(state), warmed)
+        with monkeypatch.context() as patch:
+            forbid_geometry(patch)
+            seen = blockade.observe(scene, GAME.board(state), warmed)
+        assert seen.cells == expected.cells
+        state, still = GAME.apply(state, move), scene
+
+
+def test_nothing_is_anticipated_before_a_frame_of_the_fix_was_read() -> None:
+    scene = Camera("blockade", "neutral", 1).scene(GAME.initial_state())
+    memory = blockade.new_memory(KIT)
+    assert not blockade.anticipate(scene, GAME.board(GAME.initial_state()), memory)
+    assert memory.geometry == {} and memory.nesting.templates is None
 
 
 TOWER = ["roll:b1g1", "b5-d4", "end", "roll:r3y5", "d2-e2", "c2-e2", "end", "roll:b3g1", "d5-c3", "c5-d3",
