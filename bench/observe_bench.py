@@ -12,8 +12,8 @@ locate_camera, `prepare` the white balance and Lab conversion (vision.observe.co
 cold` the observer with a fresh memory (every cell's geometry computed), `observe moved` with the
 memory of the previous position (only cells near the moved pieces are recomputed: the usual case
 in a game), and `observe same` the same position again (all geometry kept); `still path` is
-recheck + place + prepare + observe moved. Observers with an `anticipate` (all but
-BLOCK.BLOCK) also get `anticipate`, readying a memory for the new position on the last still
+recheck + place + prepare + observe moved. Observers with an `anticipate` (every
+game's) also get `anticipate`, readying a memory for the new position on the last still
 scene (the appliance does it once per accepted move, on a frame of the hand's trip), `observe
 warmed` the observe after it, and `still path warmed` recheck + place + prepare + observe warmed: what a
 still frame costs in play. Prints the median and 90th percentile of each (or

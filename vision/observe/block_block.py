@@ -233,8 +233,30 @@ def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None 
     return seen
 
 
-def look_at(scene: Scene, board: Mapping[str, Any], columns: list[Column], memory: BlockBlockMemory) -> Frame:
-    """Returns the frame ready to read: colours calibrated, the camera place fitted when due."""
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Where a position's rays are cast from a view: the columns' footprints, the placing they
+    are cast from, whether it is fitted and due to be fitted again, the region the rays cover,
+    how high it reaches and how high each column may grow."""
+
+    boxes: FloatArray
+    placing: Placing
+    fitted: bool
+    refit: bool
+    region: FloatArray
+    widest: float
+    reach: FloatArray
+
+    def rays(self, scene: Scene, memory: BlockBlockMemory, shift: float = 0.0) -> Rays:
+        """Returns the rays from the placing moved a number of doubts along the focal family (kept)."""
+        place = placed(scene.view, scene.place, self.placing, shift)
+        return cached_rays(memory, self.boxes, self.region, place, self.widest, self.reach)
+
+
+def layout(scene: Scene, board: Mapping[str, Any], columns: list[Column], memory: BlockBlockMemory) -> Layout:
+    """Returns where a position's rays are cast from the memory's place for the scene's view (the
+    homography's alone when none is fitted); a region that also covers the focal family's ends
+    when the place is due to be fitted again."""
     cube, boxes, view, anchor = cube_mm(scene.kit), footprints(scene, board), scene.view, scene.place
     cubes = sum(column.height for column in columns)
     fitted = memory.placing is not None and same_view(memory, view)
@@ -245,18 +267,45 @@ def look_at(scene: Scene, board: Mapping[str, Any], columns: list[Column], memor
     places = [placed(view, anchor, placing, shift) for shift in (0.0, -1.0, 1.0)]
     ends = [family_place(view, anchor, end, placing.offset) for end in family_range(view, anchor)] if refit else []
     region = ray_region(boxes, places + ends, widest) + REGION_PAD_MM * np.array([-1, 1, -1, 1])
-    rays = cached_rays(memory, boxes, region, places[0], widest, reach)
-    colours = side_colours(board, scene.squares(), int(reach.max() / cube) + 1)
-    look, steady = calibrated(scene, memory, rays, columns, cube, refit)
-    if refit:
-        placing = remember_place(memory, scene, fit(view, anchor, place_score(steady, rays, columns, cube, boxes,
+    return Layout(boxes, placing, fitted, refit, region, widest, reach)
+
+
+def look_at(scene: Scene, board: Mapping[str, Any], columns: list[Column], memory: BlockBlockMemory) -> Frame:
+    """Returns the frame ready to read: colours calibrated, the camera place fitted when due."""
+    cube, view, anchor, cubes = cube_mm(scene.kit), scene.view, scene.place, sum(c.height for c in columns)
+    lay = layout(scene, board, columns, memory)
+    rays, placing = lay.rays(scene, memory), lay.placing
+    colours = side_colours(board, scene.squares(), int(lay.reach.max() / cube) + 1)
+    look, steady = calibrated(scene, memory, rays, columns, cube, lay.refit)
+    if lay.refit:
+        placing = remember_place(memory, scene, fit(view, anchor, place_score(steady, rays, columns, cube, lay.boxes,
                                                                                colours)), cubes)
-        rays = cached_rays(memory, boxes, region, placed(view, anchor, placing), widest, reach)
-    temperature = TEMPERATURE * (1.0 if fitted or refit else UNFITTED_TEMPERING)
+        rays = cached_rays(memory, lay.boxes, lay.region, placed(view, anchor, placing), lay.widest, lay.reach)
+    temperature = TEMPERATURE * (1.0 if lay.fitted or lay.refit else UNFITTED_TEMPERING)
     sight = sight_of(rays, look, colours, columns, cube, temperature)
     tempering = parallax_tempering(scene, placed(view, anchor, placing), columns, cube)
-    return Frame(scene, memory, placing, (region, widest, reach), sight, colours, boxes, tempering,
-                 fitted or refit)
+    return Frame(scene, memory, placing, (lay.region, lay.widest, lay.reach), sight, colours, lay.boxes, tempering,
+                 lay.fitted or lay.refit)
+
+
+def anticipate(scene: Scene, board: Mapping[str, Any], memory: ColourMemory) -> bool:
+    """Readies the memory to read the next still frame of a still scene's view under a new
+    position (the referee's, after a move), so that it reads quicker: the rays cast from the
+    camera place and a doubt either side, and the scene's grid lines measured. Tells whether it
+    could: only on the last still frame read, with a place fitted for its view, and not when the
+    new position is due for the place to be fitted again (that fit is done on the next frame:
+    done here, on this one, it read the realistic renders no better and with two more false
+    moves)."""
+    if not isinstance(memory, BlockBlockMemory) or memory.last is None or memory.last[0] is not scene:
+        return False
+    columns = read_columns(board, scene.squares())
+    lay = layout(scene, board, columns, memory)
+    if not lay.fitted or lay.refit:
+        return False
+    for shift in (0.0, -1.0, 1.0):
+        lay.rays(scene, memory, shift)
+    memory.line_dips(scene, lambda: dips(scene, line_points(scene.mat.cells, scene.mat.pitch_mm)))
+    return True
 
 
 def lines_explained(ready: Frame, cells: list[Cell], probs: list[FloatArray]) -> list[FloatArray]:
@@ -327,11 +376,7 @@ def calibrated(scene: Scene, memory: BlockBlockMemory, rays: Rays, columns: list
     and the looks to fit the camera place on (steady_looks; the same looks unless refit)."""
     labels = [label_of(column) for column in columns]
     raw = sampled(memory, scene, rays.grid.ground)
-    plain = plain_of(memory, scene, rays.grid.ground)
-    blank = Looks(np.zeros(rays.count), np.zeros((3, rays.count)), np.zeros((3, rays.count)))
-    hits = hits_for(sight_of(rays, blank, np.zeros((len(columns), 1, 4), np.int64), columns, cube, 1.0),
-                    *guess_arrays(labels, cube))
-    seen = surfaces(rays, hits, plain)
+    seen, plain = position_surfaces(scene, memory, rays, columns, cube)
     tops = [column.top for column in columns]
     factor, noise = calibrate(memory, rays, seen, raw, tops)
     colours = raw * factor
@@ -346,6 +391,16 @@ def calibrated(scene: Scene, memory: BlockBlockMemory, rays: Rays, columns: list
     if not refit:
         return look, look
     return look, steady_looks(scene, memory, rays, (seen, plain), labels, (look, floored(noise)))
+
+
+def position_surfaces(scene: Scene, memory: BlockBlockMemory, rays: Rays, columns: list[Column],
+                      cube: float) -> tuple[Surfaces, BoolArray]:
+    """Returns the surface each ray meets under the position, and which rays meet the plain mat."""
+    plain = plain_of(memory, scene, rays.grid.ground)
+    blank = Looks(np.zeros(rays.count), np.zeros((3, rays.count)), np.zeros((3, rays.count)))
+    hits = hits_for(sight_of(rays, blank, np.zeros((len(columns), 1, 4), np.int64), columns, cube, 1.0),
+                    *guess_arrays([label_of(column) for column in columns], cube))
+    return surfaces(rays, hits, plain), plain
 
 
 def steady_looks(scene: Scene, memory: BlockBlockMemory, rays: Rays, shown: tuple[Surfaces, BoolArray],

@@ -4,6 +4,7 @@ path (BoardTracker, locate_camera, prepare), with each of the renderer's five pr
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -98,6 +99,52 @@ def test_the_inference_reads_the_true_moves() -> None:
         assert reading.moves == (move,) or (reading.kind == "ambiguous" and (move,) in reading.candidates), \
             reading.message()
     assert sum(reading.kind == "move" for _, reading in readings) >= len(readings) - 2
+
+
+def refuse(name: str) -> Any:
+    """Returns a stand-in that fails if called."""
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"{name} was called")
+    return refused
+
+
+def test_an_anticipated_position_is_read_as_without_and_casts_no_ray(monkeypatch: pytest.MonkeyPatch) -> None:
+    camera, rng = Camera("block-block", "high-cool", 6), random.Random(6)
+    state, plain, warmed = GAME.initial_state(), block_block.new_memory(KIT), block_block.new_memory(KIT)
+    still = camera.scene(state)
+    block_block.observe(still, GAME.board(state), plain)
+    block_block.observe(still, GAME.board(state), warmed)
+    anticipated = 0
+    for _ in range(10):
+        move = rng.choice(visible_moves(state))
+        scene = camera.scene(GAME.apply(state, move))
+        expected = block_block.observe(scene, GAME.board(state), plain)
+        with monkeypatch.context() as patch:
+            if block_block.anticipate(still, GAME.board(state), warmed):
+                anticipated += 1
+                patch.setattr(block_block, "fit", refuse("fit"))
+                patch.setattr(block_block, "cast", refuse("cast"))
+            seen = block_block.observe(scene, GAME.board(state), warmed)
+        assert seen.cells == expected.cells
+        state, still = GAME.apply(state, move), scene
+    assert anticipated >= 3
+
+
+def test_only_the_last_still_frame_read_with_a_place_not_due_is_anticipated() -> None:
+    camera = Camera("block-block", "neutral", 2)
+    empty = GAME.initial_state()
+    placed = GAME.apply(empty, "bar2:c3.0c3.1")
+    memory = block_block.new_memory(KIT)
+    first, second = camera.scene(empty), camera.scene(placed)
+    assert not block_block.anticipate(first, GAME.board(empty), memory)  # nothing read yet
+    block_block.observe(first, GAME.board(empty), memory)
+    assert not block_block.anticipate(first, GAME.board(placed), memory)  # no place fitted: due now
+    block_block.observe(second, GAME.board(placed), memory)
+    assert memory.placing is not None and memory.place_cubes == 2
+    assert not block_block.anticipate(first, GAME.board(placed), memory)  # not the last frame read
+    assert block_block.anticipate(second, GAME.board(placed), memory)
+    memory.placing = replace(memory.placing, doubt=block_block.SURE_DOUBT * 2)
+    assert not block_block.anticipate(second, GAME.board(GAME.apply(placed, "ell:a1.0b1.0b1.1")), memory)
 
 
 def test_an_empty_board_reads_empty_without_a_memory() -> None:
