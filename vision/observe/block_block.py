@@ -17,7 +17,7 @@ the last still frame and kept, with the prototypes, rays and last frame, in the 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -76,6 +76,19 @@ def read_columns(board: Mapping[str, Any], squares: list[str]) -> list[Column]:
                            f"is {side}x{side}")
     stacks = [board["cells"].get(square, []) for square in squares]
     return [Column(len(cubes), str(cubes[-1]["top"]) if cubes else EMPTY) for cubes in stacks]
+
+
+def half_due(board: Mapping[str, Any]) -> bool:
+    """Tells whether the half may come within the next two moves (a move and one more, as an
+    unanswered question's next move may bring): RULES.md has brown put it down last, after
+    white's tenth block, so not once it is down nor while white holds two blocks or more (a
+    position without hands tells nothing: it may)."""
+    off = board.get("off")
+    hands = off.get("hand") if isinstance(off, Mapping) else None
+    if not isinstance(hands, Mapping) or not all(isinstance(hands.get(p), Mapping) for p in ("1", "2")):
+        return True
+    blocks_left = sum(int(count) for shape, count in hands["2"].items() if shape != "half")
+    return int(hands["1"].get("half", 0)) > 0 and blocks_left <= 1
 
 
 def cube_mm(kit: Kit) -> float:
@@ -204,6 +217,7 @@ class Frame:
     boxes: FloatArray  # each column's footprint
     tempering: FloatArray  # each cell's (parallax_tempering)
     fitted: bool  # the place was fitted on pieces (else it is the family's middle, doubting it all)
+    half_due: bool = True  # the half may come now (half_due)
 
 
 def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None = None,
@@ -221,9 +235,9 @@ def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None 
     check_kit(scene.kit)
     columns = read_columns(board, scene.squares())
     store = require_memory(memory, scene.kit)
-    ready = look_at(scene, board, columns, store)
+    ready = replace(look_at(scene, board, columns, store), half_due=half_due(board))
     cells = search_cells(ready.sight, columns, scene.squares(), [scene.cell_centre(s) for s in scene.squares()],
-                         LEVELS_AHEAD, ready.tempering)
+                         LEVELS_AHEAD, ready.tempering, ready.half_due)
     probs = read_cells(ready, cells, columns)  # labels left out count as very unlikely
     probs = lines_explained(ready, cells, probs)
     seen = Observation(GAME, {square: CellSeen.from_probs(
@@ -478,7 +492,7 @@ def shifted(ready: Frame, columns: list[Column], shift: float) -> tuple[Sight, l
     moved = cached_rays(ready.memory, ready.boxes, region, place, widest, reach)
     other = sight_of(moved, ready.sight.look, ready.colours, columns, ready.sight.cube, ready.sight.temperature)
     centres = [scene.cell_centre(s) for s in scene.squares()]
-    return other, search_cells(other, columns, scene.squares(), centres, LEVELS_AHEAD, ready.tempering)
+    return other, search_cells(other, columns, scene.squares(), centres, LEVELS_AHEAD, ready.tempering, ready.half_due)
 
 
 def marginal(fits: FloatArray, views: list[list[FloatArray]], cells: list[Cell],

@@ -23,6 +23,7 @@ from vision.observe.block_block_rays import (
 )
 
 CHANGE_NATS, REMOVAL_NATS = 1.0, 15.0  # prior cost per column grown (a move pays it per cell); shrunk or recoloured
+EARLY_HALF_NATS = 40.0  # the prior cost of the half put down while it cannot come yet (RULES.md: it comes last)
 MAX_ROUNDS = 12  # rounds of taking gains
 
 
@@ -222,9 +223,10 @@ def half_ll(look: Looks, rays: Rays, ray: IntArray, centre: tuple[float, float],
 
 
 def search_cells(sight: Sight, start: list[Column], squares: list[str], centres: list[tuple[float, float]],
-                 ahead: int, tempering: FloatArray | None = None) -> list[Cell]:
+                 ahead: int, tempering: FloatArray | None = None, half_due: bool = True) -> list[Cell]:
     """Returns each cell's search: heights to `ahead` above its column, half as one more cube
-    (tempering: each cell's, default 1)."""
+    (tempering: each cell's, default 1; half_due: whether the half may come now, else a new one
+    costs EARLY_HALF_NATS)."""
     rays = sight.rays
     order = np.argsort(rays.col, kind="stable")
     bounds = np.searchsorted(rays.col[order], np.arange(len(start) + 1))
@@ -237,6 +239,8 @@ def search_cells(sight: Sight, start: list[Column], squares: list[str], centres:
         heights = np.array([0, *range(1, levels + 1), *range(1, levels + 1), *halves])
         prior = np.where(heights > column.height, -CHANGE_NATS, -REMOVAL_NATS)
         prior[labels.index(label_of(column))] = 0.0
+        if not half_due:
+            prior[labels.index(f"half@{column.height + 1}")] -= EARLY_HALF_NATS
         groups = np.array([0, *[1] * levels, *[2] * levels, *[3] * len(halves)], np.int64)
         cells.append(Cell(index, order[bounds[index]:bounds[index + 1]], levels, halves, centres[index],
                           column, labels, prior, groups, 1.0 if tempering is None else float(tempering[index])))

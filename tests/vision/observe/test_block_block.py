@@ -218,3 +218,14 @@ def test_a_longer_sweep_keeps_99_percent() -> None:
     every = [read for frames in sweeps.values() for read in frames]
     assert accuracy(every) >= 0.99, wrong(every)
     assert confidently_wrong(every) == []
+
+
+def test_the_half_is_due_only_once_white_holds_one_block_or_none() -> None:
+    start = GAME.board(GAME.initial_state())
+    assert not block_block.half_due(start)
+    hands = start["off"]["hand"]
+    last = {**start, "off": {"hand": {"1": hands["1"], "2": {**{shape: 0 for shape in hands["2"]}, "ess": 1}}}}
+    assert block_block.half_due(last)
+    placed = {**last, "off": {"hand": {"1": {**hands["1"], "half": 0}, "2": last["off"]["hand"]["2"]}}}
+    assert not block_block.half_due(placed)  # the half is down already
+    assert block_block.half_due({"size": 5, "cells": {}})  # no hands: it may

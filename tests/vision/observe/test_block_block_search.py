@@ -11,7 +11,7 @@ from vision.observation import EMPTY
 from vision.observe.block_block_looks import Looks
 from vision.observe.block_block_rays import Rays, cast, first_hits, near_edge, pair_heights, ray_grid
 from vision.observe.block_block_search import (
-    Cell, Column, Sight, cell_scores, changed_groups, either, group_trials, guess_arrays, hits_for, search_cells,
+    EARLY_HALF_NATS, Cell, Column, Sight, cell_scores, changed_groups, either, group_trials, guess_arrays, hits_for, search_cells,
     sight_of,
 )
 from vision.pose import CameraPlace
@@ -116,3 +116,17 @@ def test_hits_show_either_surface_just_by_a_tops_edge() -> None:
         assert near.any()
         for name in ("pair", "z", "ll", "second_z", "second_ll"):
             assert np.array_equal(getattr(found, name), getattr(wanted, name)), name
+
+
+def test_a_new_half_costs_more_only_while_it_cannot_come() -> None:
+    columns = [Column(0, EMPTY), Column(2, "white"), Column(1, "half")]
+    sight: Any = SimpleNamespace(rays=SimpleNamespace(col=np.zeros(0, np.int64)))
+    centres = [(PITCH * i, 0.0) for i in range(3)]
+    due = search_cells(sight, columns, ["a1", "b1", "c1"], centres, 4)
+    early = search_cells(sight, columns, ["a1", "b1", "c1"], centres, 4, half_due=False)
+    for now, before, column in zip(early, due, columns):
+        new = now.labels.index(f"half@{column.height + 1}")
+        assert now.prior[new] == before.prior[new] - EARLY_HALF_NATS
+        others = [i for i in range(len(now.labels)) if i != new]
+        assert np.array_equal(now.prior[others], before.prior[others])
+    assert early[2].prior[early[2].labels.index("half@1")] == 0.0  # a half already down stays as likely
