@@ -178,13 +178,7 @@ def anticipate(memory: Memory, scene: Scene, board: Mapping[str, Any]) -> Scene 
     old = replace(memory)
     memory.views, memory.fronts, memory.tracks, memory.templates, memory.predictions = {}, {}, {}, {}, {}
     asked = _asked(memory, old, since, scene, stacks)
-    firsts = [kept(memory.templates, old.templates, item.key, partial(template, item.before, item.band.pixels))
-              for item in asked]
-    missing = [index for index, item in enumerate(asked) if item.key not in (old.predictions or {})]
-    made = dict(zip(missing, predict_all([(firsts[index], asked[index].before, asked[index].band.motions)
-                                          for index in missing])))
-    for index, item in enumerate(asked):
-        kept(memory.predictions, old.predictions, item.key, partial(made.__getitem__, index))
+    _predictions(memory, old, asked, _templates(memory, old, asked), range(len(asked)))
     if memory.lights[1]:
         shadow_units(memory, scene, stacks, memory.lights[1])
         hidden(memory, scene, stacks, shadow_grid(scene.kit, scene.mat))
@@ -267,20 +261,33 @@ def _shifts(memory: Memory, old: Memory, asked: Sequence[Asked], now: Picture) -
     """Returns how each asked band moved into the frame now, with what each candidate predicts
     (None when it cannot be tracked): every band tracked at once, and every prediction not kept
     made at once."""
-    firsts = [kept(memory.templates, old.templates, item.key, partial(template, item.before, item.band.pixels))
-              for item in asked]
+    firsts = _templates(memory, old, asked)
     measured = track_all(firsts, now)
     wanted = [index for index, found in enumerate(measured) if found is not None]
-    missing = [index for index in wanted if asked[index].key not in (old.predictions or {})]
-    made = dict(zip(missing, predict_all([(firsts[index], asked[index].before, asked[index].band.motions)
-                                          for index in missing])))
+    predicted = _predictions(memory, old, asked, firsts, wanted)
     shifts: list[Shift | None] = [None] * len(asked)
     for index in wanted:
         found = measured[index]
         assert found is not None
-        predicted = kept(memory.predictions, old.predictions, asked[index].key, partial(made.__getitem__, index))
-        shifts[index] = shift_of(found, predicted)
+        shifts[index] = shift_of(found, predicted[index])
     return shifts
+
+
+def _templates(memory: Memory, old: Memory, asked: Sequence[Asked]) -> list[Template]:
+    """Returns each asked band's template in the frame it is tracked from (kept in the memory)."""
+    return [kept(memory.templates, old.templates, item.key, partial(template, item.before, item.band.pixels))
+            for item in asked]
+
+
+def _predictions(memory: Memory, old: Memory, asked: Sequence[Asked], firsts: Sequence[Template],
+                 indices: Sequence[int]) -> dict[int, list[FloatArray | None]]:
+    """Returns, for some asked bands, the shift each candidate predicts (kept in the memory; those
+    not kept made at once)."""
+    missing = [index for index in indices if asked[index].key not in (old.predictions or {})]
+    made = dict(zip(missing, predict_all([(firsts[index], asked[index].before, asked[index].band.motions)
+                                          for index in missing])))
+    return {index: kept(memory.predictions, old.predictions, asked[index].key, partial(made.__getitem__, index))
+            for index in indices}
 
 
 def kept(now: dict[Hashable, Kept] | None, before: dict[Hashable, Kept] | None, key: Hashable,
