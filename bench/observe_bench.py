@@ -4,22 +4,24 @@ Run from the repository root:
     .venv/bin/python -m bench.observe_bench [--games tuned,blockade] [--preset high-cool]
         [--sizes 640x480,1280x960] [--frames N] [--seed S] [--threads T] [--cpu] [--json]
 Frames are renders (vision.render) of seeded random positions of each game with one camera and
-light preset (default `high-cool`), rendered at each of --sizes (the preset's camera with only
-its frame size changed; default 640x480 and 1280x960); games whose observer module is not
-written yet are skipped. Rows are named `game step WIDTHxHEIGHT`. Per game, size and frame it
-times, in ms: `recheck` a locked BoardTracker's update, `place`
-locate_camera, `prepare` the white balance and Lab conversion (vision.observe.context), `observe
-cold` the observer with a fresh memory (every cell's geometry computed), `observe moved` with the
-memory of the previous position (only cells near the moved pieces are recomputed: the usual case
-in a game), and `observe same` the same position again (all geometry kept); `still path` is
-recheck + place + prepare + observe moved. Observers with an `anticipate` (every
-game's) also get `anticipate`, readying a memory for the new position on the last still
-scene (the appliance does it once per accepted move, on a frame of the hand's trip), `observe
-warmed` the observe after it, and `still path warmed` recheck + place + prepare + observe warmed: what a
-still frame costs in play. Prints the median and 90th percentile of each (or
-one JSON object with --json). OpenCV runs on --threads threads (default 1, like one Pi core);
---cpu times with the process CPU clock (steadier on a busy machine). The target on this
-machine class is 10 ms for the whole still path; a Pi 4 is roughly 4-8x slower.
+light preset (default `high-cool`), rendered at each of --sizes (the preset's camera with only its
+frame size changed; default 640x480 and 1280x960); games whose observer module is not written yet
+are skipped. Rows are named `game step WIDTHxHEIGHT`. Per game, size and frame it times, in ms:
+`recheck` a locked BoardTracker's update, `place` locate_camera, `prepare` the white balance and
+Lab conversion (vision.observe.context), `observe cold` the observer with a fresh memory (every
+cell's geometry computed), `observe moved` with the memory of the previous position (only cells
+near the moved pieces are recomputed: the usual case in a game), and `observe same` the same
+position again (all geometry kept); `still path` is recheck + place + prepare + observe moved.
+Observers with an `anticipate` (every game's) also get `anticipate`, readying a memory for the new
+position on the last still scene (the appliance does it once per accepted move, on a frame of the
+hand's trip), `observe warmed` the observe after it, and `still path warmed` recheck + place +
+prepare + observe warmed. `observe in play` reads each frame as the appliance does: under the
+position before it (the frame shows the move being read), with that position anticipated on the
+last still scene when the observer can; `still path in play` is recheck + place + prepare + observe
+in play: what a still frame costs in play. Prints the median and 90th percentile of each (or one
+JSON object with --json). OpenCV runs on --threads threads (default 1, like one Pi core); --cpu
+times with the process CPU clock (steadier on a busy machine). The target on this machine class is
+10 ms for the whole still path; a Pi 4 is roughly 4-8x slower.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from vision.render.scene import Renderer
 
 STEPS = ("recheck", "place", "prepare", "observe cold", "observe moved", "observe same", "still path")
 WARM_STEPS = ("anticipate", "observe warmed", "still path warmed")  # observers with `anticipate`
+PLAY_STEPS = ("observe in play", "still path in play")
 Clock = Callable[[], float]
 
 
@@ -89,13 +92,13 @@ def time_game(game: str, module: ModuleType, preset: str, size: tuple[int, int],
         view = tracker.update(frames[0]).view
     assert view is not None, f"the {game} bench frame was not recognised"
     anticipate = getattr(module, "anticipate", None)
-    steps = STEPS + (WARM_STEPS if anticipate else ())
+    steps = STEPS + (WARM_STEPS if anticipate else ()) + PLAY_STEPS
     times: dict[str, list[float]] = {step: [] for step in steps}
-    memory, warm = module.new_memory(kit), module.new_memory(kit)
+    memory, warm, play = module.new_memory(kit), module.new_memory(kit), module.new_memory(kit)
     last = prepare(frames[0], view, locate_camera(view), kit)
-    module.observe(last, boards[0], memory)
-    module.observe(last, boards[0], warm)
-    for board, frame in zip(boards[1:], frames[1:]):
+    for kept in (memory, warm, play):
+        module.observe(last, boards[0], kept)
+    for held, board, frame in zip(boards, boards[1:], frames[1:]):
         recheck, fix = timed(lambda: tracker.update(frame), clock)
         place_ms, place = timed(lambda: locate_camera(fix.view), clock)
         prepare_ms, scene = timed(lambda: prepare(frame, fix.view, place, kit), clock)
@@ -110,6 +113,11 @@ def time_game(game: str, module: ModuleType, preset: str, size: tuple[int, int],
             warmed, _ = timed(lambda: module.observe(scene, board, warm), clock)
             for step, value in zip(WARM_STEPS, (ahead, warmed, recheck + place_ms + prepare_ms + warmed)):
                 times[step].append(value)
+        if anticipate:
+            anticipate(last, held, play)
+        read, _ = timed(lambda: module.observe(scene, held, play), clock)
+        for step, value in zip(PLAY_STEPS, (read, recheck + place_ms + prepare_ms + read)):
+            times[step].append(value)
         last = scene
     return times
 
