@@ -294,7 +294,7 @@ def look_at(scene: Scene, board: Mapping[str, Any], columns: list[Column], memor
     if lay.refit:
         placing = remember_place(memory, scene, fit(view, anchor, place_score(steady, rays, columns, cube, lay.boxes,
                                                                                colours)), cubes)
-        rays = cached_rays(memory, lay.boxes, lay.region, placed(view, anchor, placing), lay.widest, lay.reach)
+        rays = replace(lay, placing=placing).rays(scene, memory)
     temperature = TEMPERATURE * (1.0 if lay.fitted or lay.refit else UNFITTED_TEMPERING)
     sight = sight_of(rays, look, colours, columns, cube, temperature)
     tempering = parallax_tempering(scene, placed(view, anchor, placing), columns, cube)
