@@ -149,8 +149,7 @@ def changes(memory: Memory, scene: Scene, now: Picture, board: Mapping[str, Any]
     if reference is None or not same_fix(reference.scene, scene):
         return {}
     stacks = stacks_of(board)
-    since = {square: picture for square, layers in stacks.items()
-             if (picture := tracked_from(reference, square, layers)) is not None}
+    since = tracked_since(reference, stacks)
     found: dict[str, list[Evidence]] = {square: [] for square in since}
     for square, shifts in tracked(memory, since, scene, now, stacks).items():
         found[square].extend(shifts)
@@ -173,16 +172,20 @@ def anticipate(memory: Memory, scene: Scene, board: Mapping[str, Any]) -> Scene 
             or not same_fix(reference.scene, scene):
         return None
     stacks = stacks_of(board)
-    since = {square: picture for square, layers in stacks.items()
-             if (picture := tracked_from(reference, square, layers)) is not None}
-    old = replace(memory)
-    memory.views, memory.fronts, memory.tracks, memory.templates, memory.predictions = {}, {}, {}, {}, {}
+    since = tracked_since(reference, stacks)
+    old = renewed_tracking(memory)
     asked = _asked(memory, old, since, scene, stacks)
     _predictions(memory, old, asked, _templates(memory, old, asked), range(len(asked)))
     if memory.lights[1]:
         shadow_units(memory, scene, stacks, memory.lights[1])
         hidden(memory, scene, stacks, shadow_grid(scene.kit, scene.mat))
     return scene
+
+
+def tracked_since(reference: Reference, stacks: Mapping[str, Stack]) -> dict[str, Picture]:
+    """Returns the picture each judged cell's top is tracked from (tracked_from), by square."""
+    return {square: picture for square, layers in stacks.items()
+            if (picture := tracked_from(reference, square, layers)) is not None}
 
 
 def tracked_from(reference: Reference, square: str, layers: Stack) -> Picture | None:
@@ -213,13 +216,20 @@ def tracked(memory: Memory, since: Mapping[str, Picture], scene: Scene, now: Pic
     (`since`: the first frame since which it was read to hold its stack, or the last frame read
     when the referee has just moved there), band by band (where it is tracked, and what each
     candidate predicts there, is kept while that holds)."""
-    old = replace(memory)
-    memory.views, memory.fronts, memory.tracks, memory.templates, memory.predictions = {}, {}, {}, {}, {}
+    old = renewed_tracking(memory)
     asked = _asked(memory, old, since, scene, stacks)
     found: dict[str, list[Shift | None]] = {item.square: [] for item in asked}
     for item, shift in zip(asked, _shifts(memory, old, asked, now)):
         found[item.square].append(shift)
     return {square: [shift for shift in bands if shift is not None] for square, bands in calibrated(found).items()}
+
+
+def renewed_tracking(memory: Memory) -> Memory:
+    """Empties what the memory keeps of where cells are tracked, to be filled again from the copy
+    it returns (kept: what is still needed carries over)."""
+    old = replace(memory)
+    memory.views, memory.fronts, memory.tracks, memory.templates, memory.predictions = {}, {}, {}, {}, {}
+    return old
 
 
 def _asked(memory: Memory, old: Memory, since: Mapping[str, Picture], scene: Scene,
