@@ -331,7 +331,8 @@ def lines_explained(ready: Frame, cells: list[Cell], probs: list[FloatArray]) ->
     if last is None or not same_view(memory, scene.view, last[0].view):
         return probs
     points = line_points(scene.mat.cells, scene.mat.pitch_mm)
-    before, now = memory.line_dips(last[0], lambda: dips(last[0], points)), dips(scene, points)
+    before = memory.line_dips(last[0], lambda: dips(last[0], points))
+    now = memory.line_dips(scene, lambda: dips(scene, points))  # kept: the next read's `before`
     heights = [guess_arrays(list(cell.labels), cube)[0] for cell in cells]
     read = [int(np.argmax(p)) for p in probs]
     was, now_read = guess_arrays(list(last[1]), cube)[0], guess_arrays(guess(cells, read), cube)[0]
