@@ -117,6 +117,8 @@ class Pipeline:
     _game_key: tuple[str, str | None] | None = None
     _still: Scene | None = None  # the last still scene read, to anticipate the next position on
     _anticipated: object = None  # the session state last read or anticipated
+    _settled: object = None  # the session state a still scene was read into (a move or no change),
+    # while the scene has stayed still since: a `done` then has nothing new to read
     beliefs: BeliefKeeper = field(init=False)
 
     def __post_init__(self) -> None:
@@ -135,7 +137,7 @@ class Pipeline:
         self.tracker = BoardTracker(self.kit, self.kit.mat(game.name, game.variant))
         self.gate = SceneGate()
         self.lifts = LiftWatch(self.kit)
-        self.view, self.last_frame, self._place, self._still = None, None, None, None
+        self.view, self.last_frame, self._place, self._still, self._settled = None, None, None, None, None
         if not keep_observer:
             self.observer, self.memory = observer_for(game.name, self.kit)
             self.anticipator = anticipator_for(game.name)
@@ -170,6 +172,8 @@ class Pipeline:
             self._read(frame.number, event)
         else:
             self._anticipate()
+        if self.gate.state is not GateState.STILL:
+            self._settled = None
 
     def _anticipate(self) -> None:
         """Readies the observer, on a frame that reads nothing (the hand's trip), to read the next
@@ -216,11 +220,13 @@ class Pipeline:
             self._alert(frame_number, "input", f"unknown event {kind!r} with value {value!r}")
 
     def _done(self, frame_number: int) -> None:
-        """Ends the turn: reads any change now, then plays `end`, or `pass` if nothing changed;
-        while a question about the turn's move is open, says so and ends nothing (the move
-        would be lost)."""
+        """Ends the turn: reads any change now (a still scene read already, with nothing played
+        since, has none), then plays `end`, or `pass` if nothing changed; while a question about
+        the turn's move is open, says so and ends nothing (the move would be lost)."""
         reading = None
-        if self.last_frame is not None and self.view is not None:
+        if self._settled is not None and self._settled is self.session.state:
+            reading = Reading("none")  # read already, and nothing has moved or been played since
+        elif self.last_frame is not None and self.view is not None:
             reading = self._read(frame_number, self.gate.force_still())
         open_question = self.beliefs.current().asked
         if open_question:
@@ -292,6 +298,7 @@ class Pipeline:
             if reading.kind == "none":
                 self.beliefs.unchanged(seen, epoch)
             self.beliefs.hold(after)  # a question's candidates, an illegal change's nearest explanations
+        self._settled = self.session.state if reading.kind in ("move", "none") else None
         return reading
 
     def _second_look(self, scene: Scene, first: Observation, belief: Belief, reading: Reading) -> Look | None:

@@ -125,6 +125,48 @@ def test_a_done_with_no_change_passes_only_where_passing_is_legal(recording: Pat
     assert session.moves == MOVES
 
 
+def counting(calls: list[int]) -> Any:
+    """Returns a wrapper that counts the observer's calls into a list."""
+    def wrap(observe: Any) -> Any:
+        def counted(scene: Scene, board: dict[str, Any], memory: Any) -> Observation:
+            calls.append(1)
+            return observe(scene, board, memory)  # type: ignore[no-any-return]
+        return counted
+    return wrap
+
+
+def with_events(recording: Path, tmp_path: Path, name: str, events: list[tuple[str, str]]) -> Path:
+    """Returns a copy of the recording with some events (kind, value) on its last frame."""
+    copy = tmp_path / name
+    shutil.copytree(recording, copy)
+    last = len(list((copy / "frames").iterdir()))
+    (copy / "events.jsonl").write_text("".join(json.dumps({"frame": last, "event": kind, "value": value}) + "\n"
+                                               for kind, value in events))
+    return copy
+
+
+def test_a_done_on_a_scene_read_already_reads_nothing_again(recording: Path, tmp_path: Path) -> None:
+    plain: list[int] = []
+    (tmp_path / "plain").mkdir()
+    run(recording, tmp_path / "plain", counting(plain))
+    pressed: list[int] = []
+    records, session = run(with_events(recording, tmp_path, "done", [("button", "done")]), tmp_path, counting(pressed))
+    assert len(pressed) == len(plain)
+    assert any("passing is not allowed" in r["alert"] for r in records if "alert" in r)
+    assert session.moves == MOVES
+
+
+def test_a_done_after_an_undo_reads_the_board_again(recording: Path, tmp_path: Path) -> None:
+    plain: list[int] = []
+    (tmp_path / "plain").mkdir()
+    run(recording, tmp_path / "plain", counting(plain))
+    pressed: list[int] = []
+    events = [("button", "undo"), ("button", "done")]
+    _, session = run(with_events(recording, tmp_path, "undone", events), tmp_path, counting(pressed))
+    assert len(pressed) == len(plain) + 1
+    assert session.moves == MOVES  # the board still shows the last move: read again, it is played again
+
+
 def test_each_accepted_position_is_anticipated_once_between_readings(recording: Path, tmp_path: Path) -> None:
     calls: list[tuple[dict[str, Any], Scene]] = []
 
