@@ -293,6 +293,14 @@ def accept(sight: Sight, cells: list[Cell], scores: list[FloatArray], chosen: li
     return taken
 
 
+def touched_by(rays: Rays, cells: list[Cell], changed: tuple[int, ...]) -> list[int]:
+    """Returns the cells that share a ray with any of some cells (theirs change when those do)."""
+    touched = np.zeros(rays.count, np.bool_)
+    for index in changed:
+        touched[rays.ray[cells[index].pairs]] = True
+    return reached(rays, cells, touched)
+
+
 def reached(rays: Rays, cells: list[Cell], taken: BoolArray) -> list[int]:
     """Returns the cells whose rays include any of some rays."""
     return [cell.index for cell in cells if taken[rays.ray[cell.pairs]].any()]
@@ -306,10 +314,10 @@ def polish(sight: Sight, cells: list[Cell],
         own = cell.labels.index(label_of(cell.start))
         if best[0][cell.index] == own:
             continue
-        trial, touched = list(best[0]), np.zeros(sight.rays.count, np.bool_)
-        trial[cell.index], touched[sight.rays.ray[cell.pairs]] = own, True
-        settled = solve(sight, cells, trial, cell.index, (best[1], reached(sight.rays, cells, touched)))[0]
-        again = solve(sight, cells, settled)
+        trial = list(best[0])
+        trial[cell.index] = own
+        settled = solve(sight, cells, trial, cell.index, (best[1], touched_by(sight.rays, cells, (cell.index,))))
+        again = solve(sight, cells, settled[0], known=(settled[1], []))
         value = posterior(sight, cells, again[0])
         if value > best_value + 1e-6:
             best, best_value = again, value
@@ -324,7 +332,7 @@ def lift_together(sight: Sight, cells: list[Cell],
     best, best_value = found, posterior(sight, cells, found[0])
     for group in changed_groups(cells, best[0]):
         for trial in group_trials(cells, best[0], group):
-            again = solve(sight, cells, trial)
+            again = solve(sight, cells, trial, known=(best[1], touched_by(sight.rays, cells, group)))
             value = posterior(sight, cells, again[0])
             if value > best_value + 1e-6:
                 best, best_value = again, value
