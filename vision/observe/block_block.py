@@ -38,8 +38,8 @@ from vision.observe.block_block_place import (
     PLACE_TEMPERATURE, Placing, family_place, family_range, fit, merged, placed, unknown,
 )
 from vision.observe.block_block_search import (
-    Cell, Column, Sight, cell_scores, guess, guess_arrays, hits_for, label_of, lift_together, polish, reached,
-    search_cells, sight_of, solve,
+    Cell, Column, Sight, cell_scores, guess, guess_arrays, guess_hits, hits_for, label_of, lift_together, polish,
+    reached, search_cells, sight_of, solve,
 )
 from vision.observe.colours import ColourMemory
 from vision.observe.context import ObserveError, Scene
@@ -453,7 +453,7 @@ def read_cells(ready: Frame, cells: list[Cell], columns: list[Column]) -> list[F
     sight = ready.sight
     chosen, scores = settled(sight, cells)
     labels = guess(cells, chosen)
-    fits, views = [float(hits_for(sight, *guess_arrays(labels, sight.cube)).ll.sum())], [scores]
+    fits, views = [float(guess_hits(sight, cells, chosen).ll.sum())], [scores]
     if ready.fitted and ready.placing.doubt <= SURE_DOUBT:
         doubted = changed_reach(sight, cells, labels)
         for shift in (-1.0, 1.0):
@@ -467,7 +467,7 @@ def read_cells(ready: Frame, cells: list[Cell], columns: list[Column]) -> list[F
     for shift in shifts:
         other, again = shifted(ready, columns, shift)
         chosen, scores = settled(other, again)
-        fits.append(float(hits_for(other, *guess_arrays(guess(again, chosen), other.cube)).ll.sum()))
+        fits.append(float(guess_hits(other, again, chosen).ll.sum()))
         views.append(scores)
     return marginal(np.array(fits), views, cells, prior)
 

@@ -25,6 +25,7 @@ from vision.observe.block_block_rays import (
 CHANGE_NATS, REMOVAL_NATS = 1.0, 15.0  # prior cost per column grown (a move pays it per cell); shrunk or recoloured
 EARLY_HALF_NATS = 40.0  # the prior cost of the half put down while it cannot come yet (RULES.md: it comes last)
 MAX_ROUNDS = 12  # rounds of taking gains
+KEPT_GUESSES = 4  # the guesses whose hits a sight keeps (a settled guess is scored whole next)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +51,7 @@ class Sight:
     start_mm: FloatArray
     start_tops: IntArray
     kept: dict[str, FloatArray] = field(default_factory=dict, compare=False, repr=False)
+    guessed: dict[tuple[str, ...], Hits] = field(default_factory=dict, compare=False, repr=False)
 
     def pair_top(self, tops: IntArray) -> FloatArray:
         """Returns each pair's log-likelihood of its column's top (Looks.pair_top), from the
@@ -176,6 +178,18 @@ def hits_for(sight: Sight, heights_mm: FloatArray, tops: IntArray, edges: bool =
     return first_hits(rays, pair_ll, sight.mat, z)
 
 
+def guess_hits(sight: Sight, cells: list[Cell], chosen: list[int]) -> Hits:
+    """Returns hits_for the guess of the cells' choices, the last few guesses' kept in the sight."""
+    labels = tuple(guess(cells, chosen))
+    hits = sight.guessed.get(labels)
+    if hits is None:
+        hits = hits_for(sight, *guess_arrays(list(labels), sight.cube))
+        while len(sight.guessed) >= KEPT_GUESSES:
+            del sight.guessed[next(iter(sight.guessed))]
+        sight.guessed[labels] = hits
+    return hits
+
+
 def either(one: FloatArray, other: FloatArray) -> FloatArray:
     """Returns the log-likelihood of a ray that shows one surface or the other, evenly."""
     return np.asarray(np.logaddexp(one, other) - math.log(2.0), np.float64)
@@ -264,7 +278,7 @@ def solve(sight: Sight, cells: list[Cell], chosen: list[int] | None = None, froz
     scores, stale = (list(known[0]), known[1]) if known else ([np.zeros(0)] * len(cells),
                                                               list(range(len(cells))))
     for _ in range(MAX_ROUNDS):
-        hits = hits_for(sight, *guess_arrays(guess(cells, chosen), sight.cube))
+        hits = guess_hits(sight, cells, chosen)
         for index in stale:
             scores[index] = cell_scores(sight, hits, cells[index])
         taken = accept(sight, cells, scores, chosen, frozen)
@@ -377,6 +391,6 @@ def moved(cells: list[Cell], chosen: list[int], group: tuple[int, ...], heights:
 
 def posterior(sight: Sight, cells: list[Cell], chosen: list[int]) -> float:
     """Returns the log-posterior (unnormalised) of a whole guess: rays and priors."""
-    hits = hits_for(sight, *guess_arrays(guess(cells, chosen), sight.cube))
+    hits = guess_hits(sight, cells, chosen)
     rays = float(hits.ll.sum()) / sight.temperature
     return rays + sum(float(cell.prior[k]) for cell, k in zip(cells, chosen))
