@@ -298,21 +298,30 @@ def accept(sight: Sight, cells: list[Cell], scores: list[FloatArray], chosen: li
     for gain, index in sorted(gains, reverse=True):
         if gain <= 1e-9:
             break
-        cell, best = cells[index], int(np.argmax(scores[index]))
-        tallest = max(parse_label(cell.labels[best])[0], parse_label(cell.labels[chosen[index]])[0])
-        reach = rays.ray[cell.pairs[rays.low[cell.pairs] < tallest * sight.cube]]
+        best = int(np.argmax(scores[index]))
+        reach = reach_of(sight, cells[index], best, chosen[index])
         if len(reach) and not taken[reach].any():
             taken[reach] = True
             chosen[index] = best
     return taken
 
 
-def touched_by(rays: Rays, cells: list[Cell], changed: tuple[int, ...]) -> list[int]:
-    """Returns the cells that share a ray with any of some cells (theirs change when those do)."""
-    touched = np.zeros(rays.count, np.bool_)
-    for index in changed:
-        touched[rays.ray[cells[index].pairs]] = True
-    return reached(rays, cells, touched)
+def reach_of(sight: Sight, cell: Cell, one: int, other: int) -> IntArray:
+    """Returns the rays a cell's column may meet at either of two of its choices: those that run
+    inside it below the taller one (their hits change when it changes between the two)."""
+    tallest = max(parse_label(cell.labels[one])[0], parse_label(cell.labels[other])[0])
+    rays = sight.rays
+    return np.asarray(rays.ray[cell.pairs[rays.low[cell.pairs] < tallest * sight.cube]], np.int64)
+
+
+def touched_by(sight: Sight, cells: list[Cell], before: list[int], after: list[int]) -> list[int]:
+    """Returns the cells whose scores may change between two choices of every cell: those
+    sharing a ray that a column changed between them may meet."""
+    touched = np.zeros(sight.rays.count, np.bool_)
+    for cell in cells:
+        if before[cell.index] != after[cell.index]:
+            touched[reach_of(sight, cell, before[cell.index], after[cell.index])] = True
+    return reached(sight.rays, cells, touched)
 
 
 def reached(rays: Rays, cells: list[Cell], taken: BoolArray) -> list[int]:
@@ -330,7 +339,7 @@ def polish(sight: Sight, cells: list[Cell],
             continue
         trial = list(best[0])
         trial[cell.index] = own
-        settled = solve(sight, cells, trial, cell.index, (best[1], touched_by(sight.rays, cells, (cell.index,))))
+        settled = solve(sight, cells, trial, cell.index, (best[1], touched_by(sight, cells, best[0], trial)))
         again = solve(sight, cells, settled[0], known=(settled[1], []))
         value = posterior(sight, cells, again[0])
         if value > best_value + 1e-6:
@@ -346,7 +355,7 @@ def lift_together(sight: Sight, cells: list[Cell],
     best, best_value = found, posterior(sight, cells, found[0])
     for group in changed_groups(cells, best[0]):
         for trial in group_trials(cells, best[0], group):
-            again = solve(sight, cells, trial, known=(best[1], touched_by(sight.rays, cells, group)))
+            again = solve(sight, cells, trial, known=(best[1], touched_by(sight, cells, best[0], trial)))
             value = posterior(sight, cells, again[0])
             if value > best_value + 1e-6:
                 best, best_value = again, value
