@@ -86,9 +86,14 @@ class Cell:
     start: Column
     labels: tuple[str, ...]
     prior: FloatArray
-    groups: IntArray  # each candidate's top (empty, a colour, half): heights are told apart within one
+    groups: IntArray  # each candidate's top (empty, a colour, half), 0 up, each group's candidates
+    # together: heights are told apart within one
     tempering: float = 1.0  # more rays per independent look between heights where parallax is below a pixel
     kept: dict[int, tuple[Sight, CellRays]] = field(default_factory=dict, compare=False, repr=False)
+    starts: IntArray = field(init=False, compare=False, repr=False)  # where each group begins
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "starts", np.flatnonzero(np.diff(self.groups, prepend=-1)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,12 +205,12 @@ def cell_scores(sight: Sight, hits: Hits, cell: Cell) -> FloatArray:
     (a ray by a top's edge: either the top or the side)."""
     held = cell_rays(sight, cell)
     ray = held.ray
-    pair = np.take(hits.pair, ray)
-    mine = (pair >= 0) & (np.take(sight.rays.col, np.maximum(pair, 0)) == cell.index)
-    other_z = np.where(mine, np.take(hits.second_z, ray), np.take(hits.z, ray))
-    other_ll = np.where(mine, np.take(hits.second_ll, ray), np.take(hits.ll, ray))
+    pair = hits.pair.take(ray)
+    mine = (pair >= 0) & (sight.rays.col.take(np.maximum(pair, 0)) == cell.index)
+    other_z = np.where(mine, hits.second_z.take(ray), hits.z.take(ray))
+    other_ll = np.where(mine, hits.second_ll.take(ray), hits.ll.take(ray))
     at = held.levels
-    wins = at.below & (at.cap > other_z[None, :])
+    wins = at.below & (at.cap > other_z)
     edge = wins & at.near
     top = wins & at.over & ~edge
     side_gain = (wins & ~top & ~edge).astype(np.float64) @ (held.side - other_ll)
@@ -222,8 +227,7 @@ def cell_scores(sight: Sight, hits: Hits, cell: Cell) -> FloatArray:
 def tempered(ll: FloatArray, cell: Cell, temperature: float) -> FloatArray:
     """Returns a cell's tempered log-likelihoods: each top's best at the temperature, the heights
     of one top against its best tempered by the cell's tempering as well."""
-    best = np.full(int(cell.groups.max()) + 1, -np.inf)
-    np.maximum.at(best, cell.groups, ll)
+    best = np.maximum.reduceat(ll, cell.starts)
     return np.asarray(best[cell.groups] / temperature + (ll - best[cell.groups]) / (temperature * cell.tempering),
                       np.float64)
 
