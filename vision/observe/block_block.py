@@ -305,7 +305,8 @@ def look_at(scene: Scene, board: Mapping[str, Any], columns: list[Column], memor
 def anticipate(scene: Scene, board: Mapping[str, Any], memory: ColourMemory) -> bool:
     """Readies the memory to read the next still frame of a still scene's view under a new
     position (the referee's, after a move), so that it reads quicker: the rays cast from the
-    camera place and a doubt either side, and the scene's grid lines measured. Tells whether it
+    camera place and a doubt either side, the scene's colours where they meet the mat and which
+    of them meet it plain, and its grid lines measured. Tells whether it
     could: only on the last still frame read, with a place fitted for its view, and not when the
     new position is due for the place to be fitted again (that fit is done on the next frame:
     done here, on this one, it read the realistic renders no better and with two more false
@@ -316,8 +317,9 @@ def anticipate(scene: Scene, board: Mapping[str, Any], memory: ColourMemory) -> 
     lay = layout(scene, board, columns, memory)
     if not lay.fitted or lay.refit:
         return False
-    for shift in (0.0, -1.0, 1.0):
-        lay.rays(scene, memory, shift)
+    ground = [lay.rays(scene, memory, shift) for shift in (0.0, -1.0, 1.0)][0].grid.ground
+    sampled(memory, scene, ground)  # the last frame's colours, which the next read compares with its own
+    plain_of(memory, scene, ground)
     memory.line_dips(scene, lambda: dips(scene, line_points(scene.mat.cells, scene.mat.pitch_mm)))
     return True
 

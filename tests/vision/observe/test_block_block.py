@@ -21,7 +21,7 @@ from vision.observe import block_block
 from vision.observe.block_block_looks import Looks
 from vision.observe.block_block_place import Placing
 from vision.observe.colours import ColourMemory
-from vision.observe.context import ObserveError
+from vision.observe.context import ObserveError, Scene
 from vision.render.record import PRESETS
 
 GAME = get_game("block-block")
@@ -108,7 +108,15 @@ def refuse(name: str) -> Any:
     return refused
 
 
-def test_an_anticipated_position_is_read_as_without_and_casts_no_ray(monkeypatch: pytest.MonkeyPatch) -> None:
+def only_on(scene: Scene, function: Any) -> Any:
+    """Returns a stand-in for a function of a scene that fails on any other scene."""
+    def checked(seen: Scene, *args: Any) -> Any:
+        assert seen is scene, "the last still frame was sampled again"
+        return function(seen, *args)
+    return checked
+
+
+def test_an_anticipated_position_is_read_as_without_and_casts_and_samples_no_ray_again(monkeypatch: pytest.MonkeyPatch) -> None:
     camera, rng = Camera("block-block", "high-cool", 6), random.Random(6)
     state, plain, warmed = GAME.initial_state(), block_block.new_memory(KIT), block_block.new_memory(KIT)
     still = camera.scene(state)
@@ -124,6 +132,8 @@ def test_an_anticipated_position_is_read_as_without_and_casts_no_ray(monkeypatch
                 anticipated += 1
                 patch.setattr(block_block, "fit", refuse("fit"))
                 patch.setattr(block_block, "cast", refuse("cast"))
+                patch.setattr(block_block, "plain_ground", refuse("plain_ground"))
+                patch.setattr(block_block, "ray_colours", only_on(scene, block_block.ray_colours))
             seen = block_block.observe(scene, GAME.board(state), warmed)
         assert seen.cells == expected.cells
         state, still = GAME.apply(state, move), scene
