@@ -367,12 +367,13 @@ def all_rises(scene: Scene, square: str, options: Sequence[Stack], points: Float
     if not options:
         return []
     rows = [stack_blocks(scene, square, option) for option in options]
-    levels = block_heights(np.vstack(rows), seen_at(points, heights, scene.place.centre))
+    distinct, which = np.unique(np.vstack(rows), axis=0, return_inverse=True)  # stacks share their lower pyramids
+    levels = block_heights(distinct, seen_at(points, heights, scene.place.centre))
     ends = np.cumsum([len(blocks) for blocks in rows])
     found = []
     for blocks, stop in zip(rows, ends):
         top = apex_of(blocks) - apex
-        rise = levels[:, stop - len(blocks):stop].max(axis=1, initial=0.0) - heights
+        rise = levels[:, which.ravel()[stop - len(blocks):stop]].max(axis=1, initial=0.0) - heights
         found.append(np.asarray(np.clip(rise, min(top, 0.0), max(top, 0.0)), np.float64))
     return found
 
