@@ -305,8 +305,9 @@ def look_at(scene: Scene, board: Mapping[str, Any], columns: list[Column], memor
 def anticipate(scene: Scene, board: Mapping[str, Any], memory: ColourMemory) -> bool:
     """Readies the memory to read the next still frame of a still scene's view under a new
     position (the referee's, after a move), so that it reads quicker: the rays cast from the
-    camera place and a doubt either side, the scene's colours where they meet the mat and which
-    of them meet it plain, and its grid lines measured. Tells whether it
+    camera place and a doubt either side, the scene's colours where they meet the mat, which of
+    them meet it plain and what surface each meets under the position, and its grid lines
+    measured. Tells whether it
     could: only on the last still frame read, with a place fitted for its view, and not when the
     new position is due for the place to be fitted again (that fit is done on the next frame:
     done here, on this one, it read the realistic renders no better and with two more false
@@ -317,9 +318,9 @@ def anticipate(scene: Scene, board: Mapping[str, Any], memory: ColourMemory) -> 
     lay = layout(scene, board, columns, memory)
     if not lay.fitted or lay.refit:
         return False
-    ground = [lay.rays(scene, memory, shift) for shift in (0.0, -1.0, 1.0)][0].grid.ground
-    sampled(memory, scene, ground)  # the last frame's colours, which the next read compares with its own
-    plain_of(memory, scene, ground)
+    rays = [lay.rays(scene, memory, shift) for shift in (0.0, -1.0, 1.0)][0]
+    sampled(memory, scene, rays.grid.ground)  # the last frame's colours, which the next read compares with its own
+    position_surfaces(scene, memory, rays, columns, cube_mm(scene.kit))
     memory.line_dips(scene, lambda: dips(scene, line_points(scene.mat.cells, scene.mat.pitch_mm)))
     return True
 
@@ -412,12 +413,17 @@ def calibrated(scene: Scene, memory: BlockBlockMemory, rays: Rays, columns: list
 
 def position_surfaces(scene: Scene, memory: BlockBlockMemory, rays: Rays, columns: list[Column],
                       cube: float) -> tuple[Surfaces, BoolArray]:
-    """Returns the surface each ray meets under the position, and which rays meet the plain mat."""
+    """Returns the surface each ray meets under the position, and which rays meet the plain mat
+    (kept in the memory for the last rays and position)."""
     plain = plain_of(memory, scene, rays.grid.ground)
-    blank = Looks(np.zeros(rays.count), np.zeros((3, rays.count)), np.zeros((3, rays.count)))
-    hits = hits_for(sight_of(rays, blank, np.zeros((len(columns), 1, 4), np.int64), columns, cube, 1.0),
-                    *guess_arrays([label_of(column) for column in columns], cube))
-    return surfaces(rays, hits, plain), plain
+    labels = tuple(label_of(column) for column in columns)
+    kept = memory.surfaced
+    if kept is None or kept[0] is not rays or kept[1] != labels:
+        blank = Looks(np.zeros(rays.count), np.zeros((3, rays.count)), np.zeros((3, rays.count)))
+        hits = hits_for(sight_of(rays, blank, np.zeros((len(columns), 1, 4), np.int64), columns, cube, 1.0),
+                        *guess_arrays(list(labels), cube))
+        memory.surfaced = kept = (rays, labels, surfaces(rays, hits, plain))
+    return kept[2], plain
 
 
 def steady_looks(scene: Scene, memory: BlockBlockMemory, rays: Rays, shown: tuple[Surfaces, BoolArray],

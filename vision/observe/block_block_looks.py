@@ -66,6 +66,7 @@ class BlockBlockMemory(ColourMemory):
         self.sampled: list[tuple[Scene, FloatArray, FloatArray]] = []  # recent scenes' ray colours
         self.plain: tuple[FloatArray, BoolArray] | None = None  # the last grid's plain mat
         self.dips: tuple[Scene, FloatArray] | None = None  # a scene's grid lines (block_block_lines.dips)
+        self.surfaced: tuple[Rays, tuple[str, ...], Surfaces] | None = None  # the last rays' surfaces under a position
 
     def line_dips(self, scene: Scene, measure: Callable[[], FloatArray]) -> FloatArray:
         """Returns a scene's grid-line dips, measured once and kept for the last scene asked."""

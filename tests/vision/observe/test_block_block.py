@@ -133,6 +133,7 @@ def test_an_anticipated_position_is_read_as_without_and_casts_and_samples_no_ray
                 patch.setattr(block_block, "fit", refuse("fit"))
                 patch.setattr(block_block, "cast", refuse("cast"))
                 patch.setattr(block_block, "plain_ground", refuse("plain_ground"))
+                patch.setattr(block_block, "surfaces", refuse("surfaces"))
                 patch.setattr(block_block, "ray_colours", only_on(scene, block_block.ray_colours))
             seen = block_block.observe(scene, GAME.board(state), warmed)
         assert seen.cells == expected.cells
