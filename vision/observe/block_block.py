@@ -307,11 +307,10 @@ def anticipate(scene: Scene, board: Mapping[str, Any], memory: ColourMemory) -> 
     position (the referee's, after a move), so that it reads quicker: the rays cast from the
     camera place and a doubt either side, the scene's colours where they meet the mat, which of
     them meet it plain and what surface each meets under the position, and its grid lines
-    measured. Tells whether it
-    could: only on the last still frame read, with a place fitted for its view, and not when the
-    new position is due for the place to be fitted again (that fit is done on the next frame:
-    done here, on this one, it read the realistic renders no better and with two more false
-    moves)."""
+    measured. Tells whether it could: only on the last still frame read, with a place fitted for
+    its view, and not when the new position is due for the place to be fitted again (that fit is
+    done on the next frame: done here, on this one, it read the realistic renders no better and
+    with two more false moves)."""
     if not isinstance(memory, BlockBlockMemory) or memory.last is None or memory.last[0] is not scene:
         return False
     columns = read_columns(board, scene.squares())
