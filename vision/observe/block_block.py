@@ -217,7 +217,7 @@ class Frame:
     boxes: FloatArray  # each column's footprint
     tempering: FloatArray  # each cell's (parallax_tempering)
     fitted: bool  # the place was fitted on pieces (else it is the family's middle, doubting it all)
-    half_due: bool = True  # the half may come now (half_due)
+    half_due: bool  # the half may come now (half_due)
 
 
 def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None = None,
@@ -235,7 +235,7 @@ def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None 
     check_kit(scene.kit)
     columns = read_columns(board, scene.squares())
     store = require_memory(memory, scene.kit)
-    ready = replace(look_at(scene, board, columns, store), half_due=half_due(board))
+    ready = look_at(scene, board, columns, store)
     cells = search_cells(ready.sight, columns, scene.squares(), [scene.cell_centre(s) for s in scene.squares()],
                          LEVELS_AHEAD, ready.tempering, ready.half_due)
     probs = read_cells(ready, cells, columns)  # labels left out count as very unlikely
@@ -299,7 +299,7 @@ def look_at(scene: Scene, board: Mapping[str, Any], columns: list[Column], memor
     sight = sight_of(rays, look, colours, columns, cube, temperature)
     tempering = parallax_tempering(scene, placed(view, anchor, placing), columns, cube)
     return Frame(scene, memory, placing, (lay.region, lay.widest, lay.reach), sight, colours, lay.boxes, tempering,
-                 lay.fitted or lay.refit)
+                 lay.fitted or lay.refit, half_due(board))
 
 
 def anticipate(scene: Scene, board: Mapping[str, Any], memory: ColourMemory) -> bool:
@@ -317,7 +317,9 @@ def anticipate(scene: Scene, board: Mapping[str, Any], memory: ColourMemory) -> 
     lay = layout(scene, board, columns, memory)
     if not lay.fitted or lay.refit:
         return False
-    rays = [lay.rays(scene, memory, shift) for shift in (0.0, -1.0, 1.0)][0]
+    rays = lay.rays(scene, memory)
+    for shift in (-1.0, 1.0):
+        lay.rays(scene, memory, shift)
     sampled(memory, scene, rays.grid.ground)  # the last frame's colours, which the next read compares with its own
     position_surfaces(scene, memory, rays, columns, cube_mm(scene.kit))
     memory.line_dips(scene, lambda: dips(scene, line_points(scene.mat.cells, scene.mat.pitch_mm)))
