@@ -21,12 +21,13 @@ Where this happens in the five games:
 When it asks (an `ambiguous` reading; the belief does not change until the players answer
 with `choose`, except that a question between different-looking moves keeps its candidates in
 `asked`: when the next change fits no single move, each candidate followed by one move is tried,
-so a question nobody answers costs no later move): when the change is explained in some members
-and, in another member, every way to make it is illegal (the next move's legality differs and
-the camera cannot settle it); when the winning explanations look different but are within the
-margin (as read_change asks); and when keeping every look-alike would exceed MAX_STATES. A
-member whose own result of the winning moves looks different from what is seen is dropped
-silently: the camera settled it.
+so a question nobody answers costs no later move; a later look answers it with one of its own
+candidates only by SETTLE_MARGINS margins, else the question is asked again): when the change is
+explained in some members and, in another member, every way to make it is illegal (the next
+move's legality differs and the camera cannot settle it); when the winning explanations look
+different but are within the margin (as read_change asks); and when keeping every look-alike
+would exceed MAX_STATES. A member whose own result of the winning moves looks different from
+what is seen is dropped silently: the camera settled it.
 
 A change read as illegal keeps its nearest explanations in `missed` (the last MISSED) until the
 board reads unchanged or a move is read; they start the next readings as a question's candidates
@@ -66,6 +67,7 @@ from vision.observation import Observation
 
 MAX_STATES = 16
 MISSED = 6  # the nearest explanations of illegal readings kept to start a later reading from
+SETTLE_MARGINS = 2.0  # a later look answers a question left unanswered by this many margins
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +124,8 @@ class Belief:
         verdict = judge(entries, self.settings)
         if verdict.kind == "illegal" and (self.asked or self.missed):
             verdict = self._caught_up(scorer) or verdict
+        if verdict.kind == "move" and self._barely_settles(verdict):
+            return ask_reading(self.asked, UNCLEAR, False, scorer, verdict), self
         if verdict.kind == "illegal":
             reading = illegal_reading(self.game, self.state, scorer, verdict)
             return reading, replace(self, missed=tuple(dict.fromkeys(self.missed + reading.nearest))[-MISSED:])
@@ -129,6 +133,15 @@ class Belief:
             reading = self._ask(verdict, scorer, UNCLEAR, same_view=False)
             return reading, replace(self, asked=() if reading.rewind else reading.candidates, missed=())
         return self._narrow(verdict, scorer)
+
+    def _barely_settles(self, verdict: Verdict) -> bool:
+        """Tells whether a move reading answers the question left unanswered with one of its
+        candidates by less than SETTLE_MARGINS margins: a look that found them too close once
+        must now tell them apart clearly, not tip between them (a question asked again and
+        again over a stale position tips at random)."""
+        if not self.asked or verdict.margin is None or verdict.margin >= SETTLE_MARGINS * self.settings.margin:
+            return False
+        return any(moves in self.asked for moves in distinct_moves(verdict.entries))
 
     def _unmissed(self) -> Belief:
         """Returns the belief without the illegal changes' explanations (the board is back as

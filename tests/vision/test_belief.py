@@ -308,6 +308,26 @@ def test_the_next_look_picks_which_candidate_of_the_question_happened() -> None:
     assert reading.kind == "move" and reading.moves == ("+dog@b2", "+donkey@c3")
 
 
+def test_a_later_look_that_barely_favours_a_candidate_asks_again() -> None:
+    # A question asked again and again over a stale position tips between its candidates at
+    # random: a tip settled it falsely (random-look Blockade seed 310, frame 126).
+    game, belief, _ = tuned_unsure_then({})
+    state = game.play_all(["+donkey@a1"])
+    cells = {s: CellSeen.sure(label) for s, label in view_of(game, state).items()}
+    cells["b2"] = CellSeen.from_probs({"cat": 0.97, "dog": 0.03})  # 3.5 nats: a move, were nothing asked
+    reading, after = belief.read(Observation("tuned", cells))
+    assert Belief.start(game, state).read(Observation("tuned", cells))[0].kind == "move"
+    assert reading.kind == "ambiguous" and reading.candidates == (("+cat@b2",), ("+dog@b2",))
+    assert after == belief
+
+
+def test_a_later_look_that_clearly_shows_a_candidate_answers_the_question() -> None:
+    game, belief, seen = tuned_unsure_then({})
+    reading, after = belief.read(seen)
+    assert reading.kind == "move" and reading.moves == ("+cat@b2",)
+    assert after.certain and after.asked == ()
+
+
 def test_a_change_read_as_illegal_starts_the_next_reading() -> None:
     game = get_game("tuned")
     state = game.play_all(["+donkey@a1"])
