@@ -27,7 +27,7 @@ from vision.expect import ViewError, expected_view
 from vision.kit import Kit
 from vision.observation import EMPTY, CellSeen, Observation
 from vision.observe.block_block_looks import (
-    GAME, BlockBlockMemory, Looks, Surfaces, calibrate, check_kit, exposure, floored, kinds, neighbour_cube,
+    GAME, TOPS, BlockBlockMemory, Looks, Surfaces, calibrate, check_kit, exposure, floored, kinds, neighbour_cube,
     plain_ground, ray_colours, require_memory, same_looks, side_colours, student_looks, surfaces, trusted,
 )
 from vision.observe.block_block_rays import BoolArray, FloatArray, IntArray, Rays, cast, ray_grid, ray_region, within
@@ -244,7 +244,25 @@ def observe(scene: Scene, board: Mapping[str, Any], memory: ColourMemory | None 
         {label: min(p, 1.0 - MIN_LISTED) for label, p in zip(cell.labels, chance.tolist()) if p >= MIN_LISTED})
         for square, cell, chance in zip(scene.squares(), cells, probs)}, frame)
     store.last = (scene, tuple(seen.cells[square].label for square in scene.squares()))
-    return seen
+    return Observation(GAME, {square: censored(seen.cells[square], column)
+                              for square, column in zip(scene.squares(), columns)}, frame)
+
+
+def censored(cell: CellSeen, column: Column) -> CellSeen:
+    """Returns a cell's reading with each top colour's LEVELS_AHEAD heights above the highest
+    searched as probable as that height (all scaled alike to sum to one at most, so the odds
+    between the labels read stay as they were): the rays are cast no higher, so a column read
+    there may be taller (two moves on one column between two readings, the first a question left
+    unanswered), and the referee must not take it for exactly that high."""
+    highest = column.height + LEVELS_AHEAD
+    above = {f"{colour}@{height}": cell.probs[f"{colour}@{highest}"] for colour in TOPS
+             if f"{colour}@{highest}" in cell.probs for height in range(highest + 1, highest + LEVELS_AHEAD + 1)}
+    if not above:
+        return cell
+    probs = {**cell.probs, **above}
+    scale = min(1.0, 1.0 / sum(probs.values()))
+    probs = {label: p * scale for label, p in probs.items()}
+    return CellSeen(cell.label, probs[cell.label], probs)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,10 +16,11 @@ from tests.vision.observe.stack_scenes import (
 )
 from vision.expect import expected_view
 from vision.infer import Reading, read_change
-from vision.observation import EMPTY, is_label
+from vision.observation import EMPTY, CellSeen, is_label
 from vision.observe import block_block
 from vision.observe.block_block_looks import Looks
 from vision.observe.block_block_place import Placing
+from vision.observe.block_block_search import Column
 from vision.observe.colours import ColourMemory
 from vision.observe.context import ObserveError, Scene
 from vision.render.record import PRESETS
@@ -240,3 +241,24 @@ def test_the_half_is_due_only_once_white_holds_one_block_or_none() -> None:
     placed = {**last, "off": {"hand": {"1": {**hands["1"], "half": 0}, "2": last["off"]["hand"]["2"]}}}
     assert not block_block.half_due(placed)  # the half is down already
     assert block_block.half_due({"size": 5, "cells": {}})  # no hands: it may
+
+
+# -- a reading at the highest height searched ---------------------------------------------------
+
+
+def test_a_column_read_at_the_highest_height_searched_may_be_taller() -> None:
+    # Two placements on one column between two readings (the first a question left unanswered)
+    # rose it six cubes; searched to four, it read four for sure, and a bar2 and an upright bar3
+    # were taken for the true ell and upright bar4 (random-look BLOCK.BLOCK seed 414).
+    read = CellSeen.from_probs({"brown@4": 0.6, "brown@3": 0.4})
+    seen = block_block.censored(read, Column(0, EMPTY))
+    ahead = block_block.LEVELS_AHEAD
+    taller = [seen.probability(f"brown@{h}") for h in range(5, 5 + ahead)]
+    assert seen.label == "brown@4" and taller == [seen.probability("brown@4")] * ahead
+    assert seen.probability("brown@4") / seen.probability("brown@3") == pytest.approx(1.5)  # odds kept
+    assert sum(seen.probs.values()) == pytest.approx(1.0) and seen.probability(f"brown@{5 + ahead}") == 0.0
+
+
+def test_a_column_read_below_the_highest_height_searched_is_left_as_read() -> None:
+    read = CellSeen.from_probs({"white@5": 0.7, "white@4": 0.3})
+    assert block_block.censored(read, Column(2, "white")) is read
