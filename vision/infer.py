@@ -235,10 +235,11 @@ def stale_misreads(current: Mapping[str, str], seen: Observation, before: Observ
                      if seen.cells[square].label == before.cells[square].label != label)
 
 
-def scorer_for(game: Game[Any, Any], state: Any, seen: Observation,
-               settings: Settings, before: Observation | None = None) -> Scorer:
+def scorer_for(game: Game[Any, Any], state: Any, seen: Observation, settings: Settings,
+               before: Observation | None = None, lasting: frozenset[str] = frozenset()) -> Scorer:
     """Returns the scorer of an observation against a state (leaving out the misreadings that
-    last since `before`, the last reading accepted), or raises ReadError."""
+    last since `before`, the last reading accepted, and the `lasting` squares), or raises
+    ReadError."""
     if not isinstance(seen, Observation):
         raise ReadError(f"expected an Observation, got {type(seen).__name__}")
     if seen.game != game.name:
@@ -247,7 +248,7 @@ def scorer_for(game: Game[Any, Any], state: Any, seen: Observation,
     if set(current) != set(seen.cells):
         raise ReadError(f"the observation has a {seen.size}x{seen.size} grid, but the "
                         f"{game.name} board has {len(current)} squares")
-    return Scorer(seen, current, settings, stale_misreads(current, seen, before))
+    return Scorer(seen, current, settings, stale_misreads(current, seen, before) | lasting)
 
 
 def _squares(game: Game[Any, Any], move: Any) -> set[str]:

@@ -13,7 +13,7 @@ import pytest
 from rules import get_game
 from rules.core import Game, IllegalMoveError, InvalidMoveError, Outcome, square_name
 from vision.belief import MAX_STATES, Belief
-from vision.infer import read_change, view_of, visible_moves
+from vision.infer import Settings, read_change, view_of, visible_moves
 from vision.observation import CellSeen, Observation, noisy_observation
 
 SIZE = 5
@@ -339,6 +339,40 @@ def test_a_change_read_as_illegal_starts_the_next_reading() -> None:
     reading, after = belief.read(later)
     assert reading.kind == "move" and reading.moves == ("+cat@b2", "+donkey@c3")
     assert after.certain and after.missed == ()
+
+
+def test_a_misreading_no_near_explanation_touches_is_read_past_when_it_lasts() -> None:
+    # A column read a cube too tall beside a legal placement spoils the placement's reading;
+    # read so again at the next look, it says nothing about what changed, so the placement is
+    # read (the realistic BLOCK.BLOCK renders stalled on such a cell for the rest of the game).
+    game = get_game("tuned")
+    state = game.play_all(["+donkey@a1"])
+    seen = Observation.certain("tuned", {**view_of(game, state), "b2": "cat", "c3": "cat/dog"})
+    reading, belief = Belief.start(game, state).read(seen)
+    assert reading.kind == "illegal"
+    belief = replace(belief, missed=(("+cat@b2",),))  # as if no near explanation touched c3
+    reading, after = belief.read(seen)
+    assert reading.kind == "move" and reading.moves == ("+cat@b2",)
+    assert after.certain and after.missed == ()
+
+
+def test_where_a_reading_may_hold_several_moves_a_lasting_misreading_still_counts() -> None:
+    game = get_game("tuned")
+    state = game.play_all(["+donkey@a1"])
+    seen = Observation.certain("tuned", {**view_of(game, state), "b2": "cat", "c3": "cat/dog"})
+    belief = Belief.start(game, state, Settings(max_moves=2))
+    reading, belief = belief.read(seen)
+    assert reading.kind == "illegal"
+    assert replace(belief, missed=(("+cat@b2",),)).read(seen)[0].kind == "illegal"
+
+
+def test_a_misreading_a_near_explanation_touches_still_counts() -> None:
+    game = get_game("tuned")
+    state = game.play_all(["+donkey@a1"])
+    seen = Observation.certain("tuned", {**view_of(game, state), "b2": "cat", "c3": "cat/dog"})
+    reading, belief = Belief.start(game, state).read(seen)
+    assert reading.kind == "illegal" and ("+cat@c3",) in belief.missed
+    assert belief.read(seen)[0].kind == "illegal"
 
 
 def test_a_board_read_unchanged_forgets_the_illegal_change() -> None:
