@@ -62,6 +62,7 @@ from vision.infer import (
     illegal_reading,
     judge,
     move_reading,
+    move_touches,
     referee_reason,
     scorer_for,
     stale_misreads,
@@ -166,8 +167,7 @@ class Belief:
         Blockade random looks it read 47 fewer moves and two more false ones)."""
         if self.disputed is None or not self.missed or self.settings.sequence_length(self.game.name) > 1:
             return frozenset()
-        touched = {square for moves in self.missed for move in moves for side in self.game.squares(move)
-                   for square in side}
+        touched = {square for moves in self.missed for move in moves for square in move_touches(self.game, move)}
         return stale_misreads(view_of(self.game, self.state), seen, self.disputed) - touched
 
     def _caught_up(self, scorer: Scorer) -> Verdict | None:

@@ -251,7 +251,7 @@ def scorer_for(game: Game[Any, Any], state: Any, seen: Observation, settings: Se
     return Scorer(seen, current, settings, stale_misreads(current, seen, before) | lasting)
 
 
-def _squares(game: Game[Any, Any], move: Any) -> set[str]:
+def move_touches(game: Game[Any, Any], move: Any) -> set[str]:
     """Returns the squares a move leaves or reaches."""
     left, reached = game.squares(move)
     return {*left, *reached}
@@ -262,9 +262,9 @@ def _children(game: Game[Any, Any], parent: Hypothesis, scorer: Scorer, seen: se
     """Yields the parent's sequence extended by each legal move that touches a cell the parent
     leaves unexplained and shows something new, once per state not met before; a move known
     to spoil a cell outside the change is skipped unless the parent's moves touched its squares."""
-    touched = {square for text in parent.moves for square in _squares(game, text)}
+    touched = {square for text in parent.moves for square in move_touches(game, text)}
     for move in game.legal_moves(parent.state):
-        squares = _squares(game, move)
+        squares = move_touches(game, move)
         if parent.misfit.isdisjoint(squares) or (
                 str(move) in spoilers and touched.isdisjoint(squares)):
             continue
@@ -482,7 +482,7 @@ def faint_moves(game: Game[Any, Any], state: Any, scorer: Scorer,
     leaning = {square for square, label in current.items() if seen[square].label != label}
     found: list[tuple[float, str]] = []
     for move in game.legal_moves(state) if leaning else ():
-        if leaning.isdisjoint(_squares(game, move)):
+        if leaning.isdisjoint(move_touches(game, move)):
             continue
         diff = scorer.diff(view_of(game, game.play(state, move)))
         score, misfit = scorer.judge(diff, strict=True)
