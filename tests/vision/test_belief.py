@@ -341,13 +341,19 @@ def test_a_change_read_as_illegal_starts_the_next_reading() -> None:
     assert after.certain and after.missed == ()
 
 
+def cat_beside_a_misreading() -> tuple[Any, Any, Observation]:
+    """Returns Tuned's game, a state, and an observation of a new cat on b2 beside c3 misread
+    as a cat on a dog (no legal move makes that)."""
+    game = get_game("tuned")
+    state = game.play_all(["+donkey@a1"])
+    return game, state, Observation.certain("tuned", {**view_of(game, state), "b2": "cat", "c3": "cat/dog"})
+
+
 def test_a_misreading_no_near_explanation_touches_is_read_past_when_it_lasts() -> None:
     # A column read a cube too tall beside a legal placement spoils the placement's reading;
     # read so again at the next look, it says nothing about what changed, so the placement is
     # read (the realistic BLOCK.BLOCK renders stalled on such a cell for the rest of the game).
-    game = get_game("tuned")
-    state = game.play_all(["+donkey@a1"])
-    seen = Observation.certain("tuned", {**view_of(game, state), "b2": "cat", "c3": "cat/dog"})
+    game, state, seen = cat_beside_a_misreading()
     reading, belief = Belief.start(game, state).read(seen)
     assert reading.kind == "illegal"
     belief = replace(belief, missed=(("+cat@b2",),))  # as if no near explanation touched c3
@@ -357,9 +363,7 @@ def test_a_misreading_no_near_explanation_touches_is_read_past_when_it_lasts() -
 
 
 def test_where_a_reading_may_hold_several_moves_a_lasting_misreading_still_counts() -> None:
-    game = get_game("tuned")
-    state = game.play_all(["+donkey@a1"])
-    seen = Observation.certain("tuned", {**view_of(game, state), "b2": "cat", "c3": "cat/dog"})
+    game, state, seen = cat_beside_a_misreading()
     belief = Belief.start(game, state, Settings(max_moves=2))
     reading, belief = belief.read(seen)
     assert reading.kind == "illegal"
@@ -367,9 +371,7 @@ def test_where_a_reading_may_hold_several_moves_a_lasting_misreading_still_count
 
 
 def test_a_misreading_a_near_explanation_touches_still_counts() -> None:
-    game = get_game("tuned")
-    state = game.play_all(["+donkey@a1"])
-    seen = Observation.certain("tuned", {**view_of(game, state), "b2": "cat", "c3": "cat/dog"})
+    game, state, seen = cat_beside_a_misreading()
     reading, belief = Belief.start(game, state).read(seen)
     assert reading.kind == "illegal" and ("+cat@c3",) in belief.missed
     assert belief.read(seen)[0].kind == "illegal"
