@@ -276,12 +276,16 @@ def start_choice(cells: list[Cell]) -> list[int]:
 
 
 def solve(sight: Sight, cells: list[Cell], chosen: list[int] | None = None, frozen: int = -1,
-          known: tuple[list[FloatArray], list[int]] | None = None) -> tuple[list[int], list[FloatArray]]:
-    """Returns every cell's settled choice and candidate log-posteriors, taking non-overlapping gains."""
+          known: tuple[list[FloatArray], list[int]] | None = None,
+          home: tuple[list[int], list[FloatArray]] | None = None) -> tuple[list[int], list[FloatArray]]:
+    """Returns every cell's settled choice and candidate log-posteriors, taking non-overlapping gains
+    (home: a settled guess, returned as it is once the choice comes back to it)."""
     chosen = list(chosen) if chosen is not None else start_choice(cells)
     scores, stale = (list(known[0]), known[1]) if known else ([np.zeros(0)] * len(cells),
                                                               list(range(len(cells))))
     for _ in range(MAX_ROUNDS):
+        if home is not None and chosen == home[0]:
+            return home
         hits = guess_hits(sight, cells, chosen)
         for index in stale:
             scores[index] = cell_scores(sight, hits, cells[index])
@@ -344,7 +348,9 @@ def polish(sight: Sight, cells: list[Cell],
         trial = list(best[0])
         trial[cell.index] = own
         settled = solve(sight, cells, trial, cell.index, (best[1], touched_by(sight, cells, best[0], trial)))
-        again = solve(sight, cells, settled[0], known=(settled[1], []))
+        again = solve(sight, cells, settled[0], known=(settled[1], []), home=best)
+        if again is best:
+            continue
         value = posterior(sight, cells, again[0])
         if value > best_value + 1e-6:
             best, best_value = again, value
@@ -359,7 +365,9 @@ def lift_together(sight: Sight, cells: list[Cell],
     best, best_value = found, posterior(sight, cells, found[0])
     for group in changed_groups(cells, best[0]):
         for trial in group_trials(cells, best[0], group):
-            again = solve(sight, cells, trial, known=(best[1], touched_by(sight, cells, best[0], trial)))
+            again = solve(sight, cells, trial, known=(best[1], touched_by(sight, cells, best[0], trial)), home=best)
+            if again is best:
+                continue
             value = posterior(sight, cells, again[0])
             if value > best_value + 1e-6:
                 best, best_value = again, value

@@ -12,7 +12,7 @@ from vision.observe.block_block_looks import Looks
 from vision.observe.block_block_rays import Rays, cast, first_hits, near_edge, pair_heights, ray_grid
 from vision.observe.block_block_search import (
     EARLY_HALF_NATS, Cell, Column, Sight, cell_scores, changed_groups, either, group_trials, guess_arrays, hits_for, search_cells,
-    sight_of,
+    sight_of, solve,
 )
 from vision.pose import CameraPlace
 
@@ -130,3 +130,20 @@ def test_a_new_half_costs_more_only_while_it_cannot_come() -> None:
         others = [i for i in range(len(now.labels)) if i != new]
         assert np.array_equal(now.prior[others], before.prior[others])
     assert early[2].prior[early[2].labels.index("half@1")] == 0.0  # a half already down stays as likely
+
+
+def test_a_trial_settling_back_to_the_settled_guess_returns_it_unchanged() -> None:
+    sight = remembering_sight()
+    cells = search_cells(sight, START, ["a1", "b1", "a2"], [(12.75, 12.75), (39.25, 12.75), (12.75, 39.25)], 3)
+    home = solve(sight, cells)
+    came_home = 0
+    for index in range(len(cells)):
+        for label in cells[index].labels:
+            trial = list(home[0])
+            trial[index] = cells[index].labels.index(label)
+            plain = solve(sight, cells, trial, known=(home[1], list(range(len(cells)))))
+            found = solve(sight, cells, trial, known=(home[1], list(range(len(cells)))), home=home)
+            assert found[0] == plain[0]
+            assert (found is home) == (plain[0] == home[0])
+            came_home += found is home
+    assert 0 < came_home
