@@ -26,6 +26,7 @@ CHANGE_NATS, REMOVAL_NATS = 1.0, 15.0  # prior cost per column grown (a move pay
 EARLY_HALF_NATS = 40.0  # the prior cost of the half put down while it cannot come yet (RULES.md: it comes last)
 MAX_ROUNDS = 12  # rounds of taking gains
 KEPT_GUESSES = 4  # the guesses whose hits a sight keeps (a settled guess is scored whole next)
+LIFT_SLACK = 60.0  # a columns' lift trial this much less probable (nats) than the settled guess is not settled
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,6 +366,8 @@ def lift_together(sight: Sight, cells: list[Cell],
     best, best_value = found, posterior(sight, cells, found[0])
     for group in changed_groups(cells, best[0]):
         for trial in group_trials(cells, best[0], group):
+            if posterior(sight, cells, trial) < best_value - LIFT_SLACK:
+                continue
             again = solve(sight, cells, trial, known=(best[1], touched_by(sight, cells, best[0], trial)), home=best)
             if again is best:
                 continue

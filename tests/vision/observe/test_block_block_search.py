@@ -12,8 +12,9 @@ from vision.observe.block_block_looks import Looks
 from vision.observe.block_block_rays import Rays, cast, first_hits, near_edge, pair_heights, ray_grid
 from vision.observe.block_block_search import (
     EARLY_HALF_NATS, Cell, Column, Sight, cell_scores, changed_groups, either, group_trials, guess_arrays, hits_for, search_cells,
-    sight_of, solve,
+    posterior, sight_of, solve,
 )
+from vision.observe import block_block_search as search
 from vision.pose import CameraPlace
 
 PITCH = 26.0
@@ -147,3 +148,17 @@ def test_a_trial_settling_back_to_the_settled_guess_returns_it_unchanged() -> No
             assert (found is home) == (plain[0] == home[0])
             came_home += found is home
     assert 0 < came_home
+
+
+def test_only_lift_trials_near_the_settled_guess_are_settled(monkeypatch: Any) -> None:
+    sight = remembering_sight()
+    cells = search_cells(sight, START, ["a1", "b1", "a2"], [(12.75, 12.75), (39.25, 12.75), (12.75, 39.25)], 3)
+    found = solve(sight, cells, choice(cells, ["brown@2", "white@1", "white@3"]))
+    value = posterior(sight, cells, found[0])
+    tried = [trial for group in changed_groups(cells, found[0]) for trial in group_trials(cells, found[0], group)]
+    settled: list[list[int]] = []
+    monkeypatch.setattr(search, "solve", lambda s, c, trial, **kw: (settled.append(list(trial)), kw["home"])[1])
+    assert search.lift_together(sight, cells, found) is found
+    far = [trial for trial in tried if posterior(sight, cells, trial) < value - search.LIFT_SLACK]
+    assert far and len(far) < len(tried)
+    assert settled == [trial for trial in tried if trial not in far]
