@@ -176,16 +176,24 @@ def _layers(label: str) -> list[str]:
 def faint_pair(game: str, label: str, after: str) -> bool:
     """Tells whether a cell's label turns into another only by losing its top pyramid, nested in
     one of its colour (Blockade: `red-S/red-L` to `red-L`, `red-S/red-S/red-L` to `red-S/red-L`),
-    or by gaining one of the top's colour and size (`red-S/red-L` to `red-S/red-S/red-L`): from
-    above the piece hid inside the one below, so the camera all but cannot see it go or come."""
+    or by gaining one of the top's colour, of its size or smaller (`red-S/red-L` to
+    `red-S/red-S/red-L`, `red-M/red-L` to `red-S/red-M/red-L`): from above the piece hid inside
+    the one below, so the camera all but cannot see it go or come."""
     if game != "blockade":
         return False
     before, now = _layers(label), _layers(after)
     if before and len(now) == len(before) + 1 and now[1:] == before:
-        return now[0] == before[0]  # a pyramid coming into one of its colour and size
+        return _nests_in(now[0], before[0])  # a pyramid coming into one of its colour
     if not now or len(before) != len(now) + 1 or before[1:] != now:
         return False
     return before[0].split("-")[0] == now[0].split("-")[0]
+
+
+def _nests_in(top: str, below: str) -> bool:
+    """Tells whether a pyramid (`red-S`) is of the colour of the one below it and no larger."""
+    colour, _, size = top.partition("-")
+    under, _, under_size = below.partition("-")
+    return colour == under and "SML".index(size) <= "SML".index(under_size)
 
 
 def _changes(before: Mapping[str, str], after: Mapping[str, str]) -> Changes:

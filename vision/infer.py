@@ -24,13 +24,11 @@ Scoring: a hypothesis's log-likelihood is the sum over cells of log(max(p(expect
 epsilon)). Only cells whose label differs from the current view matter, so each hypothesis is
 scored by its difference from the no-change hypothesis, and each (cell, label) term is computed
 once. A faint change (vision/expect.py `faint_pair`: a Blockade pyramid leaving one of its colour
-it was nested in, or coming into one of its colour and size, which the camera all but cannot see
-go or come) that the reading doubts by less than `faint_limit` nats counts in the score but does
-not spoil the fit of a single move: the place that shows (where the piece now stands, or the
-square it left), and the margin over every other explanation decide. A piece coming onto one of
-its colour but another size is never faint (it shows, and a misread gain would make a false
-move), nor is any change of a sequence of moves (a change that needs several moves is explained
-strictly). Only moves that
+it was nested in, or coming onto one of its colour and no larger, which the camera all but cannot
+see go or come) that the reading doubts by less than `faint_limit` nats counts in the score but
+does not spoil the fit of a single move: the place that shows (where the piece now stands, or the
+square it left), and the margin over every other explanation decide. No change of a sequence of
+moves is faint (a change that needs several moves is explained strictly). Only moves that
 leave or reach a cell still unexplained are tried. Blockade players move several pieces in a
 turn: when no single move fits, sequences of up to 3 piece moves are tried, extending only
 partial sequences that explained changed cells without spoiling any (the `beam` explaining most,

@@ -283,7 +283,10 @@ def test_bad_positions_raise_one_clear_error(name: str, board: Any, message: str
     ("red-S/red-L", "red-L", True),  # a Small leaves a Large of its colour
     ("red-S/red-S/red-L", "red-S/red-L", True),  # one of two nested Smalls leaves
     ("green-M/green-L", "green-L", True),
-    ("red-L", "red-S/red-L", False),  # a piece coming onto another size is not faint
+    ("red-L", "red-S/red-L", True),  # a Small coming onto a Large of its colour
+    ("red-M/red-L", "red-S/red-M/red-L", True),
+    ("red-S/red-L", "red-M/red-S/red-L", False),  # a larger one onto a smaller shows
+    ("blue-M/red-L", "red-S/blue-M/red-L", False),  # onto another colour shows
     ("green-S/clear-L", "green-S/green-S/clear-L", True),  # a Small coming into a Small of its colour
     ("red-M/red-L", "red-M/red-M/red-L", True),
     ("red-S/red-L", "blue-S/red-S/red-L", False),
@@ -293,7 +296,7 @@ def test_bad_positions_raise_one_clear_error(name: str, board: Any, message: str
     ("red-S/red-L", "red-S/red-L", False),
     ("red-L", "empty", False),
 ])
-def test_a_faint_change_is_a_pyramid_leaving_one_of_its_colour_or_joining_its_twin(label: str, after: str, faint: bool) -> None:
+def test_a_faint_change_is_a_pyramid_leaving_or_joining_one_of_its_colour(label: str, after: str, faint: bool) -> None:
     assert faint_pair("blockade", label, after) is faint
 
 

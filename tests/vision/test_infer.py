@@ -296,15 +296,29 @@ def test_a_small_put_into_a_small_of_its_colour_is_read_from_the_square_it_left(
     assert read_change(game, state, Observation("blockade", cells)).kind == "illegal"  # surely not there
 
 
-def test_a_small_put_on_one_of_its_colour_but_another_size_must_still_show() -> None:
+def test_a_small_put_on_a_medium_of_its_colour_is_read_from_the_square_it_left() -> None:
     game = get_game("blockade")
     state = game.play_all(["roll:b2g2"])
     view = view_of(game, state)
-    after = view_of(game, game.apply(state, "b5-e1"))
+    after = view_of(game, game.apply(state, "b5-e1"))  # onto e1's tower of blue Mediums
     cells = {square: CellSeen.sure(label) for square, label in view.items()}
     cells["b5"] = CellSeen.sure("blue-L")
     cells["e1"] = CellSeen.from_probs({view["e1"]: 0.95, after["e1"]: 0.05})
-    assert read_change(game, state, Observation("blockade", cells)).kind != "move"
+    reading = read_change(game, state, Observation("blockade", cells))
+    assert (reading.kind, reading.moves) == ("move", ("b5-e1",))
+    cells["e1"] = CellSeen.from_probs({view["e1"]: 0.9999, after["e1"]: 0.0001})
+    assert read_change(game, state, Observation("blockade", cells)).kind == "illegal"  # surely not there
+
+
+def test_a_small_put_on_a_large_of_another_colour_must_still_show() -> None:
+    game = get_game("blockade")
+    state = game.play_all(["roll:b2g2"])
+    view = view_of(game, state)
+    after = view_of(game, game.apply(state, "d3-c3"))  # onto c3's clear Large
+    cells = {square: CellSeen.sure(label) for square, label in view.items()}
+    cells["d3"] = CellSeen.sure("blue-L")
+    cells["c3"] = CellSeen.from_probs({view["c3"]: 0.95, after["c3"]: 0.05})
+    assert read_change(game, state, Observation("blockade", cells)).kind == "illegal"
 
 
 def test_moves_the_camera_cannot_see_are_listed_and_read_as_none() -> None:
