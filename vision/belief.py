@@ -5,10 +5,14 @@ the same expected view, `read_change` alone must ask. A Belief keeps every such 
 (at most MAX_STATES), reports one of them, and narrows on later observations.
 
 Where this happens in the five games:
-- Blockade: none with the default kit. A Small put on a stack already topped by a Small of its
-  colour (or a Medium on a Medium) shows in the label (vision/observation.py: nested pyramids
-  of one colour and size are counted), so the camera sees which stack it joined. (A move that
-  changes no view at all is not read: see vision/infer.py.)
+- Blockade: a Small put on a stack topped by a pyramid of its colour shows in the label
+  (vision/observation.py: nested pyramids are counted), but from above it all but vanishes, so
+  when it may have gone onto either of two such stacks and neither clearly grew, the two
+  results look alike (vision/infer.py: faint changes); the belief keeps both when one is
+  LOOK_ALIKE_ODDS times as likely, and reports that one; not while a question stands, where the
+  position is stale and a guess on it compounds (a random look then read a stale move, and the
+  rolls after it were taken into a game gone astray). (A move that changes no view at all is
+  not read: see vision/infer.py.)
 - BLOCK.BLOCK: none. Labels carry the column height and the board is a height map with no
   holes (RULES.md house rule), so the grown columns give a placement's cells exactly, and the
   cells give the shape.
@@ -128,7 +132,7 @@ class Belief:
             return unchanged_reading(self.game, self.state, scorer, self.settings), self._unmissed()
         entries = [Entry(index, hypothesis) for index, member in enumerate(self.members)
                    for hypothesis in explanations(self.game, member.state, scorer, self.settings)]
-        verdict = judge(entries, self.settings)
+        verdict = judge(entries, self.settings, look_alikes=not self.asked)
         if verdict.kind == "illegal" and (self.asked or self.missed):
             verdict = self._caught_up(scorer) or verdict
         if verdict.kind == "move" and self._barely_settles(verdict):
@@ -178,7 +182,7 @@ class Belief:
         entries = [Entry(index, hypothesis) for index, member in enumerate(self.members)
                    if member.path == self.reported
                    for hypothesis in extensions(self.game, member.state, scorer, starts)]
-        verdict = judge(entries, self.settings)
+        verdict = judge(entries, self.settings, look_alikes=False)
         return None if verdict.kind == "illegal" else verdict
 
     def _narrow(self, verdict: Verdict, scorer: Scorer) -> tuple[Reading, Belief]:

@@ -28,8 +28,12 @@ it was nested in, or coming onto one of its colour and no larger, which the came
 see go or come) that the reading doubts by less than `faint_limit` nats counts in the score but
 does not spoil the fit of a single move: the place that shows (where the piece now stands, or the
 square it left), and the margin over every other explanation decide. No change of a sequence of
-moves is faint (a change that needs several moves is explained strictly). Only moves that
-leave or reach a cell still unexplained are tried. Blockade players move several pieces in a
+moves is faint (a change that needs several moves is explained strictly). Explanations within the
+margin that differ only by faint changes on squares that did not clearly change (a Small gone
+onto one of two towers of its colour, neither seen to grow) look alike: when the best is
+LOOK_ALIKE_ODDS times as likely as the others together, the verdict is a move with all of them,
+which read_change asks about and a belief keeps (vision/belief.py); else they are asked about.
+Only moves that leave or reach a cell still unexplained are tried. Blockade players move several pieces in a
 turn: when no single move fits, sequences of up to 3 piece moves are tried, extending only
 partial sequences that explained changed cells without spoiling any (the `beam` explaining most,
 then scoring best); among sequences that look the same the shortest are kept, so one piece moved
@@ -55,6 +59,7 @@ Diff = tuple[tuple[str, str], ...]
 SEQUENCE_LENGTHS: dict[str, int] = {"blockade": 3}  # piece moves per observation; others 1
 MAX_SEQUENCE = 3
 NEAREST = 3  # the closest legal explanations an illegal reading lists (views apart)
+LOOK_ALIKE_ODDS = 2.0  # look-alikes are kept when the best is this much likelier than the rest together
 
 
 class ReadError(ValueError):
@@ -191,6 +196,13 @@ class Scorer:
         current = self.current
         return tuple((square, label) for square, label in view.items() if label != current[square])
 
+    def look(self, diff: Diff) -> Diff:
+        """Returns what the camera sees of a difference: its changes but the faint ones on
+        squares that did not clearly change (a pyramid nested into one of its colour there may
+        as well have gone elsewhere)."""
+        return tuple((square, label) for square, label in diff
+                     if square in self.changed or not faint_pair(self.seen.game, self.current[square], label))
+
     def judge(self, diff: Diff, strict: bool = False) -> tuple[float, frozenset[str]]:
         """Returns a view's score over no change and the squares it leaves contradicted (a faint
         change the reading is not sure of counts only in the score, unless `strict`)."""
@@ -212,6 +224,7 @@ class Hypothesis:
     score: float
     misfit: frozenset[str]
     gain: float = 0.0  # score over the sequence one move shorter
+    look: Diff = ()  # the difference the camera sees (Scorer.look)
 
     @property
     def fits(self) -> bool:
@@ -276,7 +289,7 @@ def _children(game: Game[Any, Any], parent: Hypothesis, scorer: Scorer, seen: se
             continue  # the camera cannot see this move
         score, misfit = scorer.judge(diff, strict=bool(parent.moves))  # faint: single moves only
         yield Hypothesis(parent.moves + (str(move),), state, diff, score, misfit,
-                         score - parent.score)
+                         score - parent.score, scorer.look(diff))
 
 
 def extensions(game: Game[Any, Any], state: Any, scorer: Scorer,
@@ -292,7 +305,7 @@ def extensions(game: Game[Any, Any], state: Any, scorer: Scorer,
             continue
         diff = scorer.diff(view_of(game, after))
         score, misfit = scorer.judge(diff, strict=True)
-        parent = Hypothesis(tuple(moves), after, diff, score, misfit, score)
+        parent = Hypothesis(tuple(moves), after, diff, score, misfit, score, scorer.look(diff))
         found.extend(_children(game, parent, scorer, seen, frozenset()))
     return found
 
@@ -358,8 +371,10 @@ def _shortest(group: Sequence[Entry]) -> tuple[Entry, ...]:
     return tuple(entry for entry in group if len(entry.hypothesis.moves) == fewest)
 
 
-def judge(entries: Sequence[Entry], settings: Settings) -> Verdict:
-    """Returns which explanation wins: one view, several within the margin, or none that fits."""
+def judge(entries: Sequence[Entry], settings: Settings, look_alikes: bool = True) -> Verdict:
+    """Returns which explanation wins: one view, several within the margin (a move with all of
+    them when they look alike and the best is likeliest, unless look_alikes is False), or none
+    that fits."""
     ranked = _groups(entries)
     fitting = [group for group in ranked if group[0].hypothesis.fits]
     if not fitting:  # the nearest explanation of each of the best few views, best first
@@ -370,9 +385,25 @@ def judge(entries: Sequence[Entry], settings: Settings) -> Verdict:
     margin = top - max(others) if others else None
     rivals = [e for group in ranked if group is not best
               for e in group if e.hypothesis.score >= top - settings.margin]
+    if rivals and look_alikes and _look_alike(best, rivals) and _likeliest(top, rivals):
+        return Verdict("move", _shortest(sorted(best + rivals, key=lambda e: -e.hypothesis.score)), margin)
     if rivals:
         return Verdict("ambiguous", _shortest(best) + tuple(rivals), margin)
     return Verdict("move", _shortest(best), margin)
+
+
+def _likeliest(top: float, rivals: Sequence[Entry]) -> bool:
+    """Tells whether the best explanation is LOOK_ALIKE_ODDS times as likely as its rivals
+    together (else the players are asked: a coin toss is not a reading)."""
+    together = math.log(sum(math.exp(entry.hypothesis.score - top) for entry in rivals))
+    return -together >= math.log(LOOK_ALIKE_ODDS)
+
+
+def _look_alike(best: Sequence[Entry], rivals: Sequence[Entry]) -> bool:
+    """Tells whether the explanations within the margin differ only by faint changes on squares
+    that did not clearly change (Scorer.look): the camera cannot tell them apart, so a belief
+    keeps them all."""
+    return all(entry.hypothesis.look == best[0].hypothesis.look for entry in rivals)
 
 
 def distinct_states(entries: Iterable[Entry]) -> list[Entry]:

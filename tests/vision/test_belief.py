@@ -236,6 +236,44 @@ def test_a_blockade_small_joining_a_small_of_its_colour_is_read_exactly() -> Non
     assert reading.kind == "move" and belief.certain and belief.state == truth
 
 
+def small_gone_to_one_of_two_towers(odds: float) -> tuple[Game[Any, Any], Any, Observation]:
+    """Returns Blockade after roll:b2g2 and a look where b5's blue Small has surely left and may
+    have gone onto e1's blue Mediums or d3's blue Small, both all but unseen: e1 `odds` times
+    likelier."""
+    game = get_game("blockade")
+    state = game.play_all(["roll:b2g2"])
+    view = view_of(game, state)
+    cells = {square: CellSeen.sure(label) for square, label in view.items()}
+    cells["b5"] = CellSeen.sure("blue-L")
+    for square, chance in (("e1", 0.1 * odds), ("d3", 0.1)):
+        after = view_of(game, game.apply(state, f"b5-{square}"))[square]
+        cells[square] = CellSeen.from_probs({view[square]: 1.0 - chance, after: chance})
+    return game, state, Observation("blockade", cells)
+
+
+def test_a_small_gone_onto_one_of_two_unseen_towers_is_kept_both_ways() -> None:
+    game, state, seen = small_gone_to_one_of_two_towers(odds=3.0)
+    reading, belief = Belief.start(game, state).read(seen)
+    assert (reading.kind, reading.moves) == ("move", ("b5-e1",))
+    assert set(belief.states) == {game.apply(state, "b5-e1"), game.apply(state, "b5-d3")}
+    assert belief.state == game.apply(state, "b5-e1")
+
+
+def test_while_a_question_stands_unseen_towers_are_asked_about() -> None:
+    game, state, seen = small_gone_to_one_of_two_towers(odds=3.0)
+    standing = replace(Belief.start(game, state), asked=(("b2-b3",), ("b2-c2",)))
+    reading, after = standing.read(seen)
+    assert reading.kind == "ambiguous" and set(reading.candidates) == {("b5-e1",), ("b5-d3",)}
+    assert after.certain
+
+
+def test_unseen_towers_almost_as_likely_are_asked_about() -> None:
+    game, state, seen = small_gone_to_one_of_two_towers(odds=1.5)
+    reading, belief = Belief.start(game, state).read(seen)
+    assert reading.kind == "ambiguous" and set(reading.candidates) == {("b5-e1",), ("b5-d3",)}
+    assert belief.certain and belief.state == state
+
+
 def test_seeded_blockade_games_keep_the_truth_in_the_belief() -> None:
     game, rng = get_game("blockade"), random.Random(12)
     truth = start = game.initial_state()
