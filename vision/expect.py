@@ -176,7 +176,7 @@ def _layers(label: str) -> list[str]:
 def faint_pair(game: str, label: str, after: str) -> bool:
     """Tells whether a cell's label turns into another only by losing its top pyramid, nested in
     one of its colour (Blockade: `red-S/red-L` to `red-L`, `red-S/red-S/red-L` to `red-S/red-L`),
-    or by gaining one of the top's colour, of its size or smaller (`red-S/red-L` to
+    or by gaining one of the top's colour, of its size or a Small (`red-S/red-L` to
     `red-S/red-S/red-L`, `red-M/red-L` to `red-S/red-M/red-L`): from above the piece hid inside
     the one below, so the camera all but cannot see it go or come."""
     if game != "blockade":
@@ -190,10 +190,11 @@ def faint_pair(game: str, label: str, after: str) -> bool:
 
 
 def _nests_in(top: str, below: str) -> bool:
-    """Tells whether a pyramid (`red-S`) is of the colour of the one below it and no larger."""
+    """Tells whether a pyramid (`red-S`) is of the colour of the one below it and of its size or
+    a Small (a Medium on a Large shows: read as faint, it let a misplaced Medium land there)."""
     colour, _, size = top.partition("-")
     under, _, under_size = below.partition("-")
-    return colour == under and "SML".index(size) <= "SML".index(under_size)
+    return colour == under and size in (under_size, "S")
 
 
 def _changes(before: Mapping[str, str], after: Mapping[str, str]) -> Changes:

@@ -24,17 +24,17 @@ Scoring: a hypothesis's log-likelihood is the sum over cells of log(max(p(expect
 epsilon)). Only cells whose label differs from the current view matter, so each hypothesis is
 scored by its difference from the no-change hypothesis, and each (cell, label) term is computed
 once. A faint change (vision/expect.py `faint_pair`: a Blockade pyramid leaving one of its colour
-it was nested in, or coming onto one of its colour and no larger, which the camera all but cannot
-see go or come) that the reading doubts by less than `faint_limit` nats counts in the score but
-does not spoil the fit of a single move: the place that shows (where the piece now stands, or the
-square it left), and the margin over every other explanation decide. No change of a sequence of
-moves is faint (a change that needs several moves is explained strictly). Explanations within the
-margin that differ only by faint changes on squares that did not clearly change (a Small gone
-onto one of two towers of its colour, neither seen to grow) look alike: when the best is
-LOOK_ALIKE_ODDS times as likely as the others together, the verdict is a move with all of them,
-which read_change asks about and a belief keeps (vision/belief.py); else they are asked about.
-Only moves that leave or reach a cell still unexplained are tried. Blockade players move several pieces in a
-turn: when no single move fits, sequences of up to 3 piece moves are tried, extending only
+it was nested in, or coming onto one of its colour and size, or a Small onto one of its colour,
+which the camera all but cannot see go or come) that the reading doubts by less than
+`faint_limit` nats counts in the score but does not spoil the fit of a single move: the place
+that shows (where the piece now stands, or the square it left), and the margin over every other
+explanation decide. No change of a sequence of moves is faint (a change that needs several moves
+is explained strictly). Explanations within the margin that differ only by faint changes on
+squares that did not clearly change (a Small gone onto one of two towers of its colour, neither
+seen to grow) look alike: when the best is LOOK_ALIKE_ODDS times as likely as the others
+together, the verdict is a move with all of them, which read_change asks about and a belief
+keeps (vision/belief.py); else they are asked about. Only moves that leave or reach a cell still
+unexplained are tried. Blockade players move several pieces in a turn: when no single move fits, sequences of up to 3 piece moves are tried, extending only
 partial sequences that explained changed cells without spoiling any (the `beam` explaining most,
 then scoring best); among sequences that look the same the shortest are kept, so one piece moved
 twice between two still frames reads as one move.

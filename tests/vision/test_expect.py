@@ -286,6 +286,7 @@ def test_bad_positions_raise_one_clear_error(name: str, board: Any, message: str
     ("red-L", "red-S/red-L", True),  # a Small coming onto a Large of its colour
     ("red-M/red-L", "red-S/red-M/red-L", True),
     ("red-S/red-L", "red-M/red-S/red-L", False),  # a larger one onto a smaller shows
+    ("red-L", "red-M/red-L", False),  # a Medium onto a Large of its colour shows
     ("blue-M/red-L", "red-S/blue-M/red-L", False),  # onto another colour shows
     ("green-S/clear-L", "green-S/green-S/clear-L", True),  # a Small coming into a Small of its colour
     ("red-M/red-L", "red-M/red-M/red-L", True),
