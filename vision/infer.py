@@ -34,10 +34,11 @@ squares that did not clearly change (a Small gone onto one of two towers of its 
 seen to grow) look alike: when the best is LOOK_ALIKE_ODDS times as likely as the others
 together, the verdict is a move with all of them, which read_change asks about and a belief
 keeps (vision/belief.py); else they are asked about. Only moves that leave or reach a cell still
-unexplained are tried. Blockade players move several pieces in a turn: when no single move fits, sequences of up to 3 piece moves are tried, extending only
-partial sequences that explained changed cells without spoiling any (the `beam` explaining most,
-then scoring best); among sequences that look the same the shortest are kept, so one piece moved
-twice between two still frames reads as one move.
+unexplained are tried. Blockade players move several pieces in a turn: when no single move fits,
+sequences of up to 3 piece moves are tried, extending only partial sequences that explained
+changed cells without spoiling any (the `beam` explaining most, then scoring best); among
+sequences that look the same the shortest are kept, so one piece moved twice between two still
+frames reads as one move.
 When a question goes unanswered, vision/belief.py keeps its candidates and, if the next change
 fits no single move, tries each candidate followed by one move (`extensions`).
 Pure: no OpenCV, no I/O.

@@ -66,13 +66,18 @@ def three_column_rays() -> Rays:
     return cast(ray_grid(np.array([-20.0, 150.0, -20.0, 150.0]), 1.0, 40000), boxes, place, np.full(3, 150.0))
 
 
+def three_cells(sight: Sight) -> list[Cell]:
+    """Returns the searches of the three columns (a1, b1, a2) from START, three cubes ahead."""
+    return search_cells(sight, START, ["a1", "b1", "a2"], [(12.75, 12.75), (39.25, 12.75), (12.75, 39.25)], 3)
+
+
 def test_each_candidates_score_is_the_whole_guess_likelihood_with_edges_either_way() -> None:
     start, rays = START, three_column_rays()
     rng = np.random.default_rng(3)
     look = Looks(-rng.uniform(0, 9, rays.count), -rng.uniform(0, 9, (3, rays.count)),
                  -rng.uniform(0, 9, (3, rays.count)))
     sight = sight_of(rays, look, rng.integers(0, 3, (3, 8, 4)), start, 25.0, 1.0)
-    cells = search_cells(sight, start, ["a1", "b1", "a2"], [(12.75, 12.75), (39.25, 12.75), (12.75, 39.25)], 3)
+    cells = three_cells(sight)
     held = ["brown@3", "white@2", "white@4"]
     hits = hits_for(sight, *guess_arrays(held, 25.0))
     edges = 0
@@ -135,7 +140,7 @@ def test_a_new_half_costs_more_only_while_it_cannot_come() -> None:
 
 def test_a_trial_settling_back_to_the_settled_guess_returns_it_unchanged() -> None:
     sight = remembering_sight()
-    cells = search_cells(sight, START, ["a1", "b1", "a2"], [(12.75, 12.75), (39.25, 12.75), (12.75, 39.25)], 3)
+    cells = three_cells(sight)
     home = solve(sight, cells)
     came_home = 0
     for index in range(len(cells)):
@@ -152,7 +157,7 @@ def test_a_trial_settling_back_to_the_settled_guess_returns_it_unchanged() -> No
 
 def test_only_lift_trials_near_the_settled_guess_are_settled(monkeypatch: Any) -> None:
     sight = remembering_sight()
-    cells = search_cells(sight, START, ["a1", "b1", "a2"], [(12.75, 12.75), (39.25, 12.75), (12.75, 39.25)], 3)
+    cells = three_cells(sight)
     found = solve(sight, cells, choice(cells, ["brown@2", "white@1", "white@3"]))
     value = posterior(sight, cells, found[0])
     tried = [trial for group in changed_groups(cells, found[0]) for trial in group_trials(cells, found[0], group)]
