@@ -115,6 +115,8 @@ def blurred(mask: NDArray[np.float32], softness_mm: float) -> NDArray[np.float32
 
 def sampled(shadow: NDArray[np.float32], window: Window, points: FloatArray) -> FloatArray:
     """Returns a drawn shadow at board points (bilinear; none outside the window)."""
+    if not len(points):
+        return np.zeros(0)  # OpenCV's remap refuses an empty map
     spots = window.pixels(points).astype(np.float32).reshape(1, -1, 2)
     found = cv2.remap(shadow, spots[..., 0], spots[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
     return np.asarray(found.ravel(), np.float64)

@@ -98,3 +98,12 @@ def test_brightness_grows_with_lightness() -> None:
     values = brightness(np.array([0.0, 20.0, 50.0, 100.0]))
     assert values[0] == pytest.approx(0.0, abs=1e-6) and values[-1] == pytest.approx(100.0, abs=0.1)
     assert np.all(np.diff(values) > 0.0)
+
+
+def test_a_shadow_falling_off_the_sampled_mat_adds_nothing_there() -> None:
+    """A tall stack's shadow cast far from every mat point sampled (a low lamp) meets none of
+    them: no darkening, and no error from drawing it."""
+    casters = pyramids({(40.0, 40.0): 44.0, (160.0, 160.0): 98.0})
+    points = mat(2.0)[:10]  # a few points by the first stack only
+    lights = [Light((4.0, 4.0), 5.0, 40.0)]  # a low lamp: the tall one's shadow falls far away
+    assert added_shadow(lights, casters, 1, points) == pytest.approx(np.zeros(len(points)))
