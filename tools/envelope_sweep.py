@@ -1,7 +1,7 @@
 """Writes whole fast-tier games filmed by random cameras under random lights across KIT.md's envelope.
 
 Run from the repository root:
-    .venv/bin/python -m tools.envelope_sweep OUT --seeds 201 204 [--games blockade,tuned] [--fps 30]
+    .venv/bin/python -m tools.envelope_sweep OUT --seeds 201 204 [--games blockade,tuned] [--fps 30] [--wall-mm 3]
 then read them with `.venv/bin/python -m bench.accuracy_bench OUT/*`. Each seed gives one
 recording per game (folder GAME[-VARIANT]-envSEED, with look.json naming its camera and light): a
 whole game played by tools/policy.py, filmed by a camera drawn anywhere in the envelope (height,
@@ -9,8 +9,9 @@ tilt, rotation, field of view, frame size, distortion, blur, noise, JPEG) that s
 under a light drawn the same way (colour, level and its drift, one or two lamps, table colour).
 Unlike the committed fixtures these looks are not chosen by hand, so they find what the fixed
 looks miss. `--fps` films at another frame rate: every part of a move lasts as long as at the
-fixtures' 10 frames a second, so it has proportionally more (or fewer) frames. Recordings already
-there are kept.
+fixtures' 10 frames a second, so it has proportionally more (or fewer) frames. `--wall-mm` gives
+the Blockade pyramids another wall (default the renderer's 1.5 mm): KIT.md leaves how deep pieces
+nest to the set, and a thicker wall stacks them taller. Recordings already there are kept.
 """
 
 from __future__ import annotations
@@ -59,14 +60,15 @@ def random_light(rng: np.random.Generator) -> LightSpec:
                      awb=float(rng.uniform(0.5, 0.8)), table_rgb=(table[0], table[1], table[2]))
 
 
-def seeing_renderer(game: str, variant: str | None, seed: int) -> tuple[Renderer, CameraSpec, LightSpec]:
+def seeing_renderer(game: str, variant: str | None, seed: int,
+                    wall_mm: float = 1.5) -> tuple[Renderer, CameraSpec, LightSpec]:
     """Returns a renderer of a random look whose camera sees every marker of the game's mat, and
-    the look, or raises RenderError after TRIES looks."""
+    the look, or raises RenderError after TRIES looks (wall_mm: the pyramids' wall)."""
     rng = np.random.default_rng([seed, len(game), len(variant or "")])
     for _ in range(TRIES):
         camera, light = random_camera(rng), random_light(rng)
         try:
-            renderer = Renderer(game, variant, camera.checked(), light.checked(), seed=seed)
+            renderer = Renderer(game, variant, camera.checked(), light.checked(), seed=seed, wall_mm=wall_mm)
         except RenderError:
             continue
         if renderer.sees_every_marker():
@@ -89,13 +91,13 @@ def name_of(game: str, variant: str | None, seed: int) -> str:
 
 
 def write_one(out: Path, game: str, variant: str | None, seed: int,
-              timing: Timing = TIMING) -> dict[str, object]:
+              timing: Timing = TIMING, wall_mm: float = 1.5) -> dict[str, object]:
     """Writes one whole game under a random look into out and returns its summary."""
-    renderer, camera, light = seeing_renderer(game, variant, seed)
+    renderer, camera, light = seeing_renderer(game, variant, seed, wall_mm)
     script = script_for(game, variant, whole_game(get_game(game, variant), seed))
     target = out / name_of(game, variant, seed)
     summary = write_recording(target, script, renderer, seed=seed, timing=timing)
-    look = {"camera": asdict(camera), "light": asdict(light)}
+    look = {"camera": asdict(camera), "light": asdict(light), "wall_mm": wall_mm}
     (target / "look.json").write_text(json.dumps(look, indent=1), encoding="utf-8")
     return summary
 
@@ -107,13 +109,15 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs=2, default=(201, 204), help="first and past-last seed")
     parser.add_argument("--games", default="", help="comma-separated game names (default: all)")
     parser.add_argument("--fps", type=float, default=TIMING.fps, help="frames a second (default: the fixtures')")
+    parser.add_argument("--wall-mm", type=float, default=1.5,
+                        help="the Blockade pyramids' wall: how deep they nest (KIT.md: it varies by set)")
     args = parser.parse_args()
     wanted = set(filter(None, args.games.split(",")))
     for seed in range(*args.seeds):
         for game, variant in GAMES:
             if (wanted and game not in wanted) or (args.out / name_of(game, variant, seed)).exists():
                 continue
-            summary = write_one(args.out, game, variant, seed, timing_at(args.fps))
+            summary = write_one(args.out, game, variant, seed, timing_at(args.fps), args.wall_mm)
             print(name_of(game, variant, seed), summary["frames"], "frames", summary["moves"], "moves", flush=True)
 
 

@@ -39,7 +39,14 @@ def test_a_recording_is_a_whole_game_with_its_look(tmp_path: Path) -> None:
     folder = tmp_path / name_of("tuned", None, 5)
     truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
     assert truth["outcome"] is not None and (folder / "frames").is_dir()
-    assert set(json.loads((folder / "look.json").read_text(encoding="utf-8"))) == {"camera", "light"}
+    assert set(json.loads((folder / "look.json").read_text(encoding="utf-8"))) == {"camera", "light", "wall_mm"}
+
+
+def test_the_pyramids_wall_reaches_the_renderer_and_keeps_the_look() -> None:
+    thin, camera, light = seeing_renderer("blockade", None, 3)
+    thick = seeing_renderer("blockade", None, 3, wall_mm=3.0)
+    assert (thin.setting.wall_mm, thick[0].setting.wall_mm) == (1.5, 3.0)
+    assert thick[1:] == (camera, light)
 
 
 def test_another_frame_rate_keeps_each_part_as_long_and_enough_stills_for_the_gate() -> None:
