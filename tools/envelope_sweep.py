@@ -1,7 +1,8 @@
 """Writes whole fast-tier games filmed by random cameras under random lights across KIT.md's envelope.
 
 Run from the repository root:
-    .venv/bin/python -m tools.envelope_sweep OUT --seeds 201 204 [--games blockade,tuned] [--fps 30] [--wall-mm 3]
+    .venv/bin/python -m tools.envelope_sweep OUT --seeds 201 204 [--games blockade,tuned] [--fps 30]
+        [--wall-mm 3] [--cube-mm 26]
 then read them with `.venv/bin/python -m bench.accuracy_bench OUT/*`. Each seed gives one
 recording per game (folder GAME[-VARIANT]-envSEED, with look.json naming its camera and light): a
 whole game played by tools/policy.py, filmed by a camera drawn anywhere in the envelope (height,
@@ -11,7 +12,8 @@ Unlike the committed fixtures these looks are not chosen by hand, so they find w
 looks miss. `--fps` films at another frame rate: every part of a move lasts as long as at the
 fixtures' 10 frames a second, so it has proportionally more (or fewer) frames. `--wall-mm` gives
 the Blockade pyramids another wall (default the renderer's 1.5 mm): KIT.md leaves how deep pieces
-nest to the set, and a thicker wall stacks them taller. Recordings already there are kept.
+nest to the set, and a thicker wall stacks them taller. `--cube-mm` draws BLOCK.BLOCK's cubes
+another size (KIT.md: 25 to 26 mm; the default 25). Recordings already there are kept.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import argparse
 import json
 from dataclasses import asdict, replace
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 
@@ -30,6 +33,7 @@ from vision.render import RenderError
 from vision.render.camera import CameraSpec
 from vision.render.effects import LightSpec
 from vision.render.record import Timing, script_for, write_recording
+from vision.kit import Kit, kit_named
 from vision.render.scene import Renderer
 
 GAMES = (("block-arena", "9x9"), ("block-arena", "7x7"), ("block-pt", None), ("tuned", None),
@@ -60,15 +64,16 @@ def random_light(rng: np.random.Generator) -> LightSpec:
                      awb=float(rng.uniform(0.5, 0.8)), table_rgb=(table[0], table[1], table[2]))
 
 
-def seeing_renderer(game: str, variant: str | None, seed: int,
-                    wall_mm: float = 1.5) -> tuple[Renderer, CameraSpec, LightSpec]:
+def seeing_renderer(game: str, variant: str | None, seed: int, wall_mm: float = 1.5,
+                    kit: Kit | str = "default") -> tuple[Renderer, CameraSpec, LightSpec]:
     """Returns a renderer of a random look whose camera sees every marker of the game's mat, and
-    the look, or raises RenderError after TRIES looks (wall_mm: the pyramids' wall)."""
+    the look, or raises RenderError after TRIES looks (wall_mm: the pyramids' wall; kit: the
+    pieces drawn)."""
     rng = np.random.default_rng([seed, len(game), len(variant or "")])
     for _ in range(TRIES):
         camera, light = random_camera(rng), random_light(rng)
         try:
-            renderer = Renderer(game, variant, camera.checked(), light.checked(), seed=seed, wall_mm=wall_mm)
+            renderer = Renderer(game, variant, camera.checked(), light.checked(), seed=seed, wall_mm=wall_mm, kit=kit)
         except RenderError:
             continue
         if renderer.sees_every_marker():
@@ -90,14 +95,22 @@ def name_of(game: str, variant: str | None, seed: int) -> str:
     return f"{game}{shown}-env{seed}"
 
 
-def write_one(out: Path, game: str, variant: str | None, seed: int,
-              timing: Timing = TIMING, wall_mm: float = 1.5) -> dict[str, object]:
+def with_cube(kit: Kit, cube_mm: float) -> Kit:
+    """Returns a kit whose BLOCK.BLOCK unit cube has another side (KIT.md: 25 to 26 mm)."""
+    pieces = {game: dict(table) for game, table in kit.pieces.items()}
+    pieces["block-block"]["cube"] = replace(pieces["block-block"]["cube"], size_mm=(cube_mm,) * 3)
+    return replace(kit, pieces=MappingProxyType({game: MappingProxyType(table) for game, table in pieces.items()}))
+
+
+def write_one(out: Path, game: str, variant: str | None, seed: int, timing: Timing = TIMING,
+              wall_mm: float = 1.5, cube_mm: float = 25.0) -> dict[str, object]:
     """Writes one whole game under a random look into out and returns its summary."""
-    renderer, camera, light = seeing_renderer(game, variant, seed, wall_mm)
+    kit = kit_named() if cube_mm == 25.0 else with_cube(kit_named(), cube_mm)
+    renderer, camera, light = seeing_renderer(game, variant, seed, wall_mm, kit)
     script = script_for(game, variant, whole_game(get_game(game, variant), seed))
     target = out / name_of(game, variant, seed)
     summary = write_recording(target, script, renderer, seed=seed, timing=timing)
-    look = {"camera": asdict(camera), "light": asdict(light), "wall_mm": wall_mm}
+    look = {"camera": asdict(camera), "light": asdict(light), "wall_mm": wall_mm, "cube_mm": cube_mm}
     (target / "look.json").write_text(json.dumps(look, indent=1), encoding="utf-8")
     return summary
 
@@ -111,13 +124,15 @@ def main() -> None:
     parser.add_argument("--fps", type=float, default=TIMING.fps, help="frames a second (default: the fixtures')")
     parser.add_argument("--wall-mm", type=float, default=1.5,
                         help="the Blockade pyramids' wall: how deep they nest (KIT.md: it varies by set)")
+    parser.add_argument("--cube-mm", type=float, default=25.0,
+                        help="the BLOCK.BLOCK unit cube's side (KIT.md: 25 to 26 mm; the mat's pitch is 26)")
     args = parser.parse_args()
     wanted = set(filter(None, args.games.split(",")))
     for seed in range(*args.seeds):
         for game, variant in GAMES:
             if (wanted and game not in wanted) or (args.out / name_of(game, variant, seed)).exists():
                 continue
-            summary = write_one(args.out, game, variant, seed, timing_at(args.fps), args.wall_mm)
+            summary = write_one(args.out, game, variant, seed, timing_at(args.fps), args.wall_mm, args.cube_mm)
             print(name_of(game, variant, seed), summary["frames"], "frames", summary["moves"], "moves", flush=True)
 
 

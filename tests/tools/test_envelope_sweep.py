@@ -8,8 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tools.envelope_sweep import name_of, random_camera, random_light, seeing_renderer, timing_at, write_one
+from tools.envelope_sweep import (
+    name_of, random_camera, random_light, seeing_renderer, timing_at, with_cube, write_one,
+)
 from tools.make_fixtures import TIMING
+from vision.kit import kit_named
 from vision.render import RenderError
 
 
@@ -39,7 +42,7 @@ def test_a_recording_is_a_whole_game_with_its_look(tmp_path: Path) -> None:
     folder = tmp_path / name_of("tuned", None, 5)
     truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
     assert truth["outcome"] is not None and (folder / "frames").is_dir()
-    assert set(json.loads((folder / "look.json").read_text(encoding="utf-8"))) == {"camera", "light", "wall_mm"}
+    assert set(json.loads((folder / "look.json").read_text(encoding="utf-8"))) == {"camera", "light", "wall_mm", "cube_mm"}
 
 
 def test_the_pyramids_wall_reaches_the_renderer_and_keeps_the_look() -> None:
@@ -54,3 +57,13 @@ def test_another_frame_rate_keeps_each_part_as_long_and_enough_stills_for_the_ga
     assert timing_at(TIMING.fps) == TIMING
     assert (fast.fps, fast.still, fast.approach, fast.lead) == (30.0, 3 * TIMING.still, 3 * TIMING.approach, 3 * TIMING.lead)
     assert (slow.fps, slow.still, slow.approach, slow.pause) == (5.0, 2, 1, 1)
+
+
+def test_a_kit_with_another_cube_changes_only_the_block_block_cube() -> None:
+    kit = kit_named()
+    other = with_cube(kit, 26.0)
+    assert other.pieces["block-block"]["cube"].size_mm == (26.0, 26.0, 26.0)
+    assert kit.pieces["block-block"]["cube"].size_mm == (25.0, 25.0, 25.0)
+    assert other.pieces["blockade"] == kit.pieces["blockade"] and other.mats == kit.mats
+    renderer = seeing_renderer("block-block", "default", 3, kit=other)[0]
+    assert renderer.setting.size("cube") == (26.0, 26.0, 26.0)
