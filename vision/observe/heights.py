@@ -137,6 +137,8 @@ class Picture:
         """Returns the lightness at frame pixels (N x 2), bilinear, clamped to the border."""
         spots = (np.asarray(pixels, np.float64).reshape(-1, 2) - self.origin).astype(np.float32)
         count = len(spots)
+        if not count:
+            return np.zeros(0)  # OpenCV's remap refuses an empty map
         rows = -(-count // REMAP_ROW)
         flat = np.zeros((rows * REMAP_ROW, 2), np.float32)
         flat[:count] = spots

@@ -164,3 +164,9 @@ def test_a_ray_that_meets_pyramids_above_its_own_height_passes_over_them_and_mos
     assert meets.any() and not (meets & ~passing).any()
     assert passing.mean() < 0.2
 
+
+
+def test_a_picture_is_read_at_any_number_of_pixels_none_included() -> None:
+    picture = Picture(np.arange(100, dtype=np.float32).reshape(10, 10), origin=(2, 3))
+    assert picture.at(np.array([[4.0, 5.0], [2.5, 3.0]])) == pytest.approx([22.0, 0.5])
+    assert picture.at(np.zeros((0, 2))).shape == (0,)
