@@ -120,7 +120,7 @@ def balanced_lab(patch: NDArray[np.float32], gains: tuple[float, float, float]) 
     balanced = patch * np.array(gains, np.float32)
     np.clip(balanced, 0, 255, out=balanced)
     balanced /= np.float32(255.0)
-    return np.asarray(cv2.cvtColor(balanced, cv2.COLOR_BGR2LAB), np.float32)
+    return converted(balanced, cv2.COLOR_BGR2LAB)
 
 
 @cache
@@ -171,6 +171,14 @@ def prepare(frame: Image, view: BoardView, place: CameraPlace, kit: Kit) -> Scen
     if image.ndim != 3 or image.shape[2] != 3:
         raise ObserveError("a colour (BGR) frame is needed to observe the pieces")
     return Scene(image, view, place, kit, view.mat, mat_gains(image, view, kit))
+
+
+def converted(pixels: NDArray[np.float32], code: int) -> NDArray[np.float32]:
+    """Returns float pixels (any shape ending in 3 channels) converted by an OpenCV colour code;
+    none for none (OpenCV refuses an empty image)."""
+    if not pixels.size:
+        return np.zeros(pixels.shape, np.float32)
+    return np.asarray(cv2.cvtColor(pixels, code), np.float32)
 
 
 def rgb_to_lab(rgb: tuple[float, float, float]) -> FloatArray:

@@ -18,16 +18,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.observe.calibrate import weighted
-from vision.observe.stack_colours import FloatArray, encode, linear
+from vision.observe.context import converted
+from vision.observe.stack_colours import FloatArray, encode, lab_to_rgbs, linear
 
 
 def sheened(labs: FloatArray, level: float) -> FloatArray:
     """Returns Lab colours (N x 3, OpenCV float scale) as they look with a sheen: `level` of
     white light (0-1) added to each in linear light."""
-    pixels = np.asarray(labs, np.float32).reshape(1, -1, 3)
-    rgb = np.asarray(cv2.cvtColor(pixels, cv2.COLOR_LAB2RGB)[0], np.float64) * 255.0
+    rgb = lab_to_rgbs(labs)
     lit = (encode(linear(rgb) + level) / 255.0).astype(np.float32).reshape(1, -1, 3)
-    return np.asarray(cv2.cvtColor(lit, cv2.COLOR_RGB2LAB)[0], np.float64)
+    return np.asarray(converted(lit, cv2.COLOR_RGB2LAB)[0], np.float64)
 
 
 def sheens(prototypes: FloatArray, levels: Sequence[float],

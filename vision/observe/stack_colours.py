@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from vision.kit import Kit
 from vision.observe.calibrate import cubic_basis
 from vision.observe.colours import LIGHTNESS_WEIGHT, ColourMemory, lab_distance
-from vision.observe.context import ObserveError, rgb_to_lab
+from vision.observe.context import ObserveError, converted, rgb_to_lab
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -104,14 +104,14 @@ def encode(light: FloatArray) -> FloatArray:
 def lab_to_rgbs(labs: FloatArray) -> FloatArray:
     """Returns the sRGB triples 0-255 (N x 3) of Lab colours (N x 3, OpenCV float scale)."""
     pixels = np.asarray(labs, np.float32).reshape(1, -1, 3)
-    return np.asarray(cv2.cvtColor(pixels, cv2.COLOR_LAB2RGB)[0], np.float64) * 255.0
+    return np.asarray(converted(pixels, cv2.COLOR_LAB2RGB)[0], np.float64) * 255.0
 
 
 def rgbs_to_lab(rgb: FloatArray) -> FloatArray:
     """Returns the Lab colours (N x 3, OpenCV float scale) of sRGB triples 0-255 (N x 3), as
     rgb_to_lab does each."""
     pixels = (np.asarray(rgb, np.float64).reshape(-1, 3)[:, ::-1] / 255.0).astype(np.float32)
-    return np.asarray(cv2.cvtColor(pixels.reshape(1, -1, 3), cv2.COLOR_BGR2LAB)[0], np.float64)
+    return np.asarray(converted(pixels.reshape(1, -1, 3), cv2.COLOR_BGR2LAB)[0], np.float64)
 
 
 def learnt(memory: ColourMemory, name: str) -> bool:

@@ -7,7 +7,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.observe.context import balanced_lab, bilinear
+from vision.observe.context import balanced_lab, bilinear, converted
+from vision.observe.sheen import sheened
+from vision.observe.stack_colours import lab_to_rgbs, rgbs_to_lab
 
 SIZE = (48, 64)  # rows, columns
 
@@ -48,3 +50,12 @@ def test_lab_sampled_sparsely_matches_the_whole_frame_in_lab(gains: tuple[float,
 def test_a_sample_on_a_pixel_is_that_pixel() -> None:
     image = frame(4)
     assert np.array_equal(bilinear(image, np.array([[5.0, 7.0], [0.0, 0.0]])), image[[7, 0], [5, 0]].astype(float))
+
+
+def test_colours_convert_as_opencv_converts_them_and_none_convert_to_none() -> None:
+    pixels = np.array([[[0.2, 0.5, 0.9], [1.0, 1.0, 1.0]]], np.float32)
+    assert np.array_equal(converted(pixels, cv2.COLOR_BGR2LAB), cv2.cvtColor(pixels, cv2.COLOR_BGR2LAB))
+    none = np.zeros((0, 3))
+    assert converted(np.zeros((0, 1, 3), np.float32), cv2.COLOR_BGR2LAB).shape == (0, 1, 3)
+    assert lab_to_rgbs(none).shape == rgbs_to_lab(none).shape == sheened(none, 0.2).shape == (0, 3)
+    assert balanced_lab(np.zeros((0, 1, 3), np.float32), (1.0, 1.0, 1.0)).shape == (0, 1, 3)
