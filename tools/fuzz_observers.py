@@ -3,10 +3,12 @@ observer fault (an exception: in the appliance it would cost that reading).
 
 Run from the repository root:
     .venv/bin/python -m tools.fuzz_observers --seeds 700 712 [--games blockade] [--walls 0.5,3,4]
+        [--positions 25]
 Per game and seed: the envelope sweep's look for that seed (tools/envelope_sweep.py; Blockade
-once per pyramid wall), a seeded random game, and POSITIONS positions a few random moves apart,
-each rendered, located, observed with one memory (and the next position anticipated, for the
-observers that can). Prints each fault with its game, seed, wall and position, then the totals.
+once per pyramid wall), a seeded random game, and `--positions` positions a few random moves
+apart (default POSITIONS; more reach the tall stacks of a late game), each rendered, located and
+observed with one memory (and the next position anticipated, for the observers that can). Prints
+each fault with its game, seed, wall and position, then the totals.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ POSITIONS = 6
 LOCK_FRAMES = 3
 
 
-def fuzz_one(game: str, variant: str | None, seed: int, wall_mm: float = 1.5) -> tuple[int, list[str]]:
+def fuzz_one(game: str, variant: str | None, seed: int, wall_mm: float = 1.5,
+             positions: int = POSITIONS) -> tuple[int, list[str]]:
     """Returns how many positions one look and game were read at, and a line per fault."""
     kit = kit_named()
     module = importlib.import_module(f"vision.observe.{OBSERVER_MODULES[game]}")
@@ -38,7 +41,7 @@ def fuzz_one(game: str, variant: str | None, seed: int, wall_mm: float = 1.5) ->
     renderer = seeing_renderer(game, variant, seed, wall_mm)[0]
     tracker, memory = BoardTracker(kit, kit.mat(game, variant)), module.new_memory(kit)
     rng, state, read, faults = random.Random(seed), rules.initial_state(), 0, []
-    for position in range(POSITIONS):
+    for position in range(positions):
         state = _played(rules, state, rng)
         board = rules.board(state)
         frame = renderer.frame(board)
@@ -74,6 +77,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs=2, default=(700, 704), help="first and past-last seed")
     parser.add_argument("--games", default="", help="comma-separated game names (default: all)")
     parser.add_argument("--walls", default="1.5", help="comma-separated Blockade pyramid walls, mm")
+    parser.add_argument("--positions", type=int, default=POSITIONS, help="positions read per game and look")
     args = parser.parse_args()
     limit_threads(1)
     wanted = set(filter(None, args.games.split(",")))
@@ -84,7 +88,7 @@ def main() -> None:
             continue
         for seed in range(*args.seeds):
             for wall in walls if game == "blockade" else [1.5]:
-                count, found = fuzz_one(game, variant, seed, wall)
+                count, found = fuzz_one(game, variant, seed, wall, args.positions)
                 read, faults = read + count, faults + found
     for fault in faults:
         print(fault)

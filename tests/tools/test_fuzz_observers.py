@@ -10,6 +10,7 @@ import tools.fuzz_observers as fuzz
 def test_random_positions_of_a_game_are_read_without_a_fault() -> None:
     read, faults = fuzz.fuzz_one("tuned", None, 700)
     assert (read, faults) == (fuzz.POSITIONS, [])
+    assert fuzz.fuzz_one("tuned", None, 700, positions=2) == (2, [])
 
 
 def test_an_observer_fault_is_reported_not_raised(monkeypatch: pytest.MonkeyPatch) -> None:
