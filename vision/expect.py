@@ -186,15 +186,20 @@ def faint_pair(game: str, label: str, after: str) -> bool:
         return _nests_in(now[0], before[0])  # a pyramid coming into one of its colour
     if not now or len(before) != len(now) + 1 or before[1:] != now:
         return False
-    return before[0].split("-")[0] == now[0].split("-")[0]
+    return _pyramid(before[0])[0] == _pyramid(now[0])[0]
 
 
 def _nests_in(top: str, below: str) -> bool:
     """Tells whether a pyramid (`red-S`) is of the colour of the one below it and of its size or
     a Small (a Medium on a Large shows: read as faint, it let a misplaced Medium land there)."""
-    colour, _, size = top.partition("-")
-    under, _, under_size = below.partition("-")
+    (colour, size), (under, under_size) = _pyramid(top), _pyramid(below)
     return colour == under and size in (under_size, "S")
+
+
+def _pyramid(layer: str) -> tuple[str, str]:
+    """Returns the colour and size of a label's pyramid layer (`red-S`: red, S)."""
+    colour, _, size = layer.partition("-")
+    return colour, size
 
 
 def _changes(before: Mapping[str, str], after: Mapping[str, str]) -> Changes:
