@@ -13,7 +13,7 @@ looks miss. `--fps` films at another frame rate: every part of a move lasts as l
 fixtures' 10 frames a second, so it has proportionally more (or fewer) frames. `--wall-mm` gives
 the Blockade pyramids another wall (default the renderer's 1.5 mm): KIT.md leaves how deep pieces
 nest to the set, and a thicker wall stacks them taller. `--cube-mm` draws BLOCK.BLOCK's cubes
-another size (KIT.md: 25 to 26 mm; the default 25). Recordings already there are kept.
+another size (KIT.md: 25 to 26 mm; the default the kit's 25). Recordings already there are kept.
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ import numpy as np
 from rules import get_game
 from tools.make_fixtures import TIMING
 from tools.policy import whole_game
+from vision.kit import Kit, kit_named
 from vision.render import RenderError
 from vision.render.camera import CameraSpec
 from vision.render.effects import LightSpec
 from vision.render.record import Timing, script_for, write_recording
-from vision.kit import Kit, kit_named
 from vision.render.scene import Renderer
 
 GAMES = (("block-arena", "9x9"), ("block-arena", "7x7"), ("block-pt", None), ("tuned", None),
@@ -103,14 +103,16 @@ def with_cube(kit: Kit, cube_mm: float) -> Kit:
 
 
 def write_one(out: Path, game: str, variant: str | None, seed: int, timing: Timing = TIMING,
-              wall_mm: float = 1.5, cube_mm: float = 25.0) -> dict[str, object]:
-    """Writes one whole game under a random look into out and returns its summary."""
-    kit = kit_named() if cube_mm == 25.0 else with_cube(kit_named(), cube_mm)
+              wall_mm: float = 1.5, cube_mm: float | None = None) -> dict[str, object]:
+    """Writes one whole game under a random look into out and returns its summary (cube_mm:
+    BLOCK.BLOCK's cube side, default the kit's)."""
+    kit = kit_named() if cube_mm is None else with_cube(kit_named(), cube_mm)
     renderer, camera, light = seeing_renderer(game, variant, seed, wall_mm, kit)
     script = script_for(game, variant, whole_game(get_game(game, variant), seed))
     target = out / name_of(game, variant, seed)
     summary = write_recording(target, script, renderer, seed=seed, timing=timing)
-    look = {"camera": asdict(camera), "light": asdict(light), "wall_mm": wall_mm, "cube_mm": cube_mm}
+    look = {"camera": asdict(camera), "light": asdict(light), "wall_mm": wall_mm,
+            "cube_mm": kit.pieces["block-block"]["cube"].size_mm[0]}
     (target / "look.json").write_text(json.dumps(look, indent=1), encoding="utf-8")
     return summary
 
@@ -124,8 +126,8 @@ def main() -> None:
     parser.add_argument("--fps", type=float, default=TIMING.fps, help="frames a second (default: the fixtures')")
     parser.add_argument("--wall-mm", type=float, default=1.5,
                         help="the Blockade pyramids' wall: how deep they nest (KIT.md: it varies by set)")
-    parser.add_argument("--cube-mm", type=float, default=25.0,
-                        help="the BLOCK.BLOCK unit cube's side (KIT.md: 25 to 26 mm; the mat's pitch is 26)")
+    parser.add_argument("--cube-mm", type=float, default=None,
+                        help="the BLOCK.BLOCK unit cube's side (KIT.md: 25 to 26 mm; default the kit's 25)")
     args = parser.parse_args()
     wanted = set(filter(None, args.games.split(",")))
     for seed in range(*args.seeds):
