@@ -203,7 +203,7 @@ def demo(directory: Path, host: str, port: int, exit_when_done: bool) -> int:
     from pi.camera.recorded import RecordedSource
     from pi.config import hash_pin
     from pi.recording import load_recording
-    from vision.kit import kit_named
+    from vision.kit import recorded_kit
     from web import WebSettings, create_app
     from web.server import DashboardServer
 
@@ -213,7 +213,7 @@ def demo(directory: Path, host: str, port: int, exit_when_done: bool) -> int:
     with tempfile.TemporaryDirectory(prefix="blockref-demo-") as scratch:
         session = Session(Journal(Path(scratch) / "journal.sqlite"))
         session.new_game(recording.game, recording.variant)
-        kit = kit_named(recording.kit)
+        kit = recorded_kit(recording.kit, recording.directory)
         leds = simulated_leds(session, kit)
         ticker = Ticker(leds.listener).start()
         snapshot = Snapshot()
@@ -293,16 +293,16 @@ def run(config_file: str | None) -> int:
     from pi.leds.auto import open_backend
     from pi.leds.layout import load_layout, with_limits
     from pi.watchdog import Notifier
-    from vision.kit import kit_named
+    from vision.kit import kit_from
     from web import WebSettings, create_app
     from web.server import DashboardServer
 
     config = load_config(config_file)
+    kit = kit_from(config.vision.kit)  # read before the journal is touched: a bad file changes nothing
     name = "block-arena" if config.game.name == "auto" else config.game.name
     config.journal.path.parent.mkdir(parents=True, exist_ok=True)
     session = Session(Journal(config.journal.path))
     resumed_after = resume_or_start(session, name, config.game.variant)
-    kit = kit_named()
     cells = kit.mat(session.game.name, session.game.variant).cells
     layout = default_layout_for(cells) if config.leds.layout == "auto" else load_layout(config.leds.layout)
     layout = with_limits(layout, config.leds.brightness, config.leds.milliamps)

@@ -121,11 +121,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from pi.camera.base import CameraError
     from pi.recording import RecordingError
     from pi.threads import limit_threads
+    from vision.kit import KitError
 
     limit_threads()
     try:
         return demo(Path(args.recording), args.host, args.port, args.exit_when_done)
-    except (RecordingError, CameraError) as error:
+    except (RecordingError, CameraError, KitError) as error:
         raise UsageError(f"cannot run the demo on {args.recording!r}: {error}") from None
     except OSError as error:
         raise UsageError(f"cannot serve the dashboard on {args.host}:{args.port}: {error.strerror or error}") from None
@@ -140,11 +141,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     from pi.journal import JournalError
     from pi.leds.errors import LedError
     from pi.threads import limit_threads
+    from vision.kit import KitError
 
     limit_threads()
     try:
         return run(args.config)
-    except (ConfigError, CameraError, LedError, ButtonError, JournalError) as error:
+    except (ConfigError, CameraError, LedError, ButtonError, JournalError, KitError) as error:
         raise UsageError(str(error)) from None
 
 

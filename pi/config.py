@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from pi.leds.auto import BACKENDS as LED_BACKENDS
 from rules import RulesError, game_names, get_game
+from vision.kit import KitError, kit_from
 
 DEFAULT_FILE = Path(__file__).with_name("default-config.toml")
 DEFAULT_STATE_DIR = Path("/var/lib/blockref")
@@ -120,9 +121,11 @@ class JournalConfig:
 
 @dataclass(frozen=True, slots=True)
 class VisionConfig:
-    """The camera calibration used to undistort frames, if any."""
+    """The camera calibration used to undistort frames, if any, and the kit on the table (a
+    bundled kit's name or a kit file's path)."""
 
     calibration: Path | None
+    kit: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +231,19 @@ def pin_hash(key: str, value: object) -> str:
     return value
 
 
+def kit_spec(key: str, value: object, base: Path) -> str:
+    """Returns a kit setting once the kit loads: a bundled kit's name, or a kit file's path
+    (.toml; relative ones resolved against base)."""
+    spec = text(key, value)
+    if spec.endswith(".toml"):
+        spec = str(path(key, spec, base))
+    try:
+        kit_from(spec)
+    except KitError as error:
+        raise ConfigError(f"{key}: {error}") from None
+    return spec
+
+
 def camera_device(key: str, value: object) -> int | str:
     """Returns a camera number (0-63) or a device path."""
     if isinstance(value, str):
@@ -310,7 +326,7 @@ def schema(base: Path) -> Schema:
             "pin": pin_hash,
         },
         "journal": {"path": lambda k, v: path(k, v, base)},
-        "vision": {"calibration": lambda k, v: path(k, v, base)},
+        "vision": {"calibration": lambda k, v: path(k, v, base), "kit": lambda k, v: kit_spec(k, v, base)},
     }
 
 

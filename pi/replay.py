@@ -15,7 +15,7 @@ from pi.leds.listener import LedListener
 from pi.pipeline import Pipeline, Record
 from pi.recording import Recording, load_recording
 from pi.session import Session
-from vision.kit import kit_named
+from vision.kit import Kit, recorded_kit
 
 
 def open_session(recording: Recording, journal_path: Path, events: EventLog | None = None) -> Session:
@@ -25,9 +25,8 @@ def open_session(recording: Recording, journal_path: Path, events: EventLog | No
     return session
 
 
-def attach_leds(session: Session) -> LedListener:
+def attach_leds(session: Session, kit: Kit) -> LedListener:
     """Returns a simulated LED panel following the session (the LED frames of the pipeline)."""
-    kit = kit_named()
     cells = kit.mat(session.game.name, session.game.variant).cells
     panel = SimulatedPanel(default_layout_for(cells))
     return LedListener(session, panel).attach()
@@ -55,13 +54,14 @@ def replay(directory: str | Path, sink: Callable[[Record], None],
     """Runs a recorded game through the pipeline, sending each accepted move and alert to sink,
     then the outcome; returns the session (journal in a temporary directory unless hooked)."""
     recording = load_recording(directory)
+    kit = recorded_kit(recording.kit, recording.directory)
     source = RecordedSource(recording.directory, realtime=realtime)
     with tempfile.TemporaryDirectory(prefix="blockref-replay-") as scratch:
         session = open_session(recording, Path(scratch) / "journal.sqlite")
         if session_hook is not None:
             session_hook(session)
-        leds = attach_leds(session)
-        pipeline = Pipeline(session, kit_named(recording.kit), sink, on_lifted=leds.show_lifted)
+        leds = attach_leds(session, kit)
+        pipeline = Pipeline(session, kit, sink, on_lifted=leds.show_lifted)
         drive(pipeline, recording, source)
         outcome = session.game.outcome(session.state)
         sink({"outcome": None if outcome is None else outcome.as_dict()})

@@ -11,9 +11,12 @@ under a light drawn the same way (colour, level and its drift, one or two lamps,
 Unlike the committed fixtures these looks are not chosen by hand, so they find what the fixed
 looks miss. `--fps` films at another frame rate: every part of a move lasts as long as at the
 fixtures' 10 frames a second, so it has proportionally more (or fewer) frames. `--wall-mm` gives
-the Blockade pyramids another wall (default the renderer's 1.5 mm): KIT.md leaves how deep pieces
-nest to the set, and a thicker wall stacks them taller. `--cube-mm` draws BLOCK.BLOCK's cubes
-another size (KIT.md: 25 to 26 mm; the default the kit's 25). Recordings already there are kept.
+the Blockade pyramids another wall (default the kit's 1.5 mm): KIT.md leaves how deep pieces nest
+to the set, and a thicker wall stacks them taller. `--cube-mm` draws BLOCK.BLOCK's cubes another
+size (KIT.md: 25 to 26 mm; the default the kit's 25). Either films the game with a kit of its own,
+written into the recording (kit.toml, named by game.json), so the replay reads it with that kit;
+`--told-kit default` names the bundled kit instead (a set the appliance was not told of).
+Recordings already there are kept.
 """
 
 from __future__ import annotations
@@ -29,8 +32,8 @@ import numpy as np
 from rules import get_game
 from tools.make_fixtures import TIMING
 from tools.policy import whole_game
-from vision.kit import Kit, kit_named
-from vision.render import RenderError
+from vision.kit import PYRAMID_WALLS_MM, Kit, kit_named
+from vision.render import RenderError, check_number
 from vision.render.camera import CameraSpec
 from vision.render.effects import LightSpec
 from vision.render.record import Timing, script_for, write_recording
@@ -64,16 +67,16 @@ def random_light(rng: np.random.Generator) -> LightSpec:
                      awb=float(rng.uniform(0.5, 0.8)), table_rgb=(table[0], table[1], table[2]))
 
 
-def seeing_renderer(game: str, variant: str | None, seed: int, wall_mm: float = 1.5,
+def seeing_renderer(game: str, variant: str | None, seed: int,
                     kit: Kit | str = "default") -> tuple[Renderer, CameraSpec, LightSpec]:
     """Returns a renderer of a random look whose camera sees every marker of the game's mat, and
-    the look, or raises RenderError after TRIES looks (wall_mm: the pyramids' wall; kit: the
-    pieces drawn)."""
+    the look, or raises RenderError after TRIES looks (kit: the pieces drawn; the look does not
+    depend on it)."""
     rng = np.random.default_rng([seed, len(game), len(variant or "")])
     for _ in range(TRIES):
         camera, light = random_camera(rng), random_light(rng)
         try:
-            renderer = Renderer(game, variant, camera.checked(), light.checked(), seed=seed, wall_mm=wall_mm, kit=kit)
+            renderer = Renderer(game, variant, camera.checked(), light.checked(), seed=seed, kit=kit)
         except RenderError:
             continue
         if renderer.sees_every_marker():
@@ -102,16 +105,32 @@ def with_cube(kit: Kit, cube_mm: float) -> Kit:
     return replace(kit, pieces=MappingProxyType({game: MappingProxyType(table) for game, table in pieces.items()}))
 
 
+def with_wall(kit: Kit, wall_mm: float) -> Kit:
+    """Returns a kit whose Blockade pyramids have another wall, or raises RenderError."""
+    return replace(kit, pyramid_wall_mm=check_number(wall_mm, *PYRAMID_WALLS_MM, "pyramid wall_mm"))
+
+
+def set_kit(wall_mm: float | None = None, cube_mm: float | None = None) -> Kit:
+    """Returns the default kit with the pyramids' wall and the cube's side given (None: the kit's)."""
+    kit = kit_named()
+    kit = kit if wall_mm is None else with_wall(kit, wall_mm)
+    return kit if cube_mm is None else with_cube(kit, cube_mm)
+
+
 def write_one(out: Path, game: str, variant: str | None, seed: int, timing: Timing = TIMING,
-              wall_mm: float = 1.5, cube_mm: float | None = None) -> dict[str, object]:
-    """Writes one whole game under a random look into out and returns its summary (cube_mm:
-    BLOCK.BLOCK's cube side, default the kit's)."""
-    kit = kit_named() if cube_mm is None else with_cube(kit_named(), cube_mm)
-    renderer, camera, light = seeing_renderer(game, variant, seed, wall_mm, kit)
+              kit: Kit | None = None, told_kit: str | None = None) -> dict[str, object]:
+    """Writes one whole game under a random look, filmed with a kit (default the bundled one),
+    into out and returns its summary; told_kit: the bundled kit game.json names instead."""
+    kit = kit or kit_named()
+    renderer, camera, light = seeing_renderer(game, variant, seed, kit)
     script = script_for(game, variant, whole_game(get_game(game, variant), seed))
     target = out / name_of(game, variant, seed)
     summary = write_recording(target, script, renderer, seed=seed, timing=timing)
-    look = {"camera": asdict(camera), "light": asdict(light), "wall_mm": wall_mm,
+    if told_kit is not None:
+        (target / "kit.toml").unlink(missing_ok=True)
+        spec = json.loads((target / "game.json").read_text(encoding="utf-8"))
+        (target / "game.json").write_text(json.dumps({**spec, "kit": told_kit}), encoding="utf-8")
+    look = {"camera": asdict(camera), "light": asdict(light), "wall_mm": kit.pyramid_wall_mm,
             "cube_mm": kit.pieces["block-block"]["cube"].size_mm[0]}
     (target / "look.json").write_text(json.dumps(look, indent=1), encoding="utf-8")
     return summary
@@ -124,17 +143,20 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs=2, default=(201, 204), help="first and past-last seed")
     parser.add_argument("--games", default="", help="comma-separated game names (default: all)")
     parser.add_argument("--fps", type=float, default=TIMING.fps, help="frames a second (default: the fixtures')")
-    parser.add_argument("--wall-mm", type=float, default=1.5,
+    parser.add_argument("--wall-mm", type=float, default=None,
                         help="the Blockade pyramids' wall: how deep they nest (KIT.md: it varies by set)")
     parser.add_argument("--cube-mm", type=float, default=None,
                         help="the BLOCK.BLOCK unit cube's side (KIT.md: 25 to 26 mm; default the kit's 25)")
+    parser.add_argument("--told-kit", default=None,
+                        help="name this bundled kit in game.json rather than the kit filmed")
     args = parser.parse_args()
+    kit = set_kit(args.wall_mm, args.cube_mm)
     wanted = set(filter(None, args.games.split(",")))
     for seed in range(*args.seeds):
         for game, variant in GAMES:
             if (wanted and game not in wanted) or (args.out / name_of(game, variant, seed)).exists():
                 continue
-            summary = write_one(args.out, game, variant, seed, timing_at(args.fps), args.wall_mm, args.cube_mm)
+            summary = write_one(args.out, game, variant, seed, timing_at(args.fps), kit, args.told_kit)
             print(name_of(game, variant, seed), summary["frames"], "frames", summary["moves"], "moves", flush=True)
 
 

@@ -22,9 +22,8 @@ from typing import Any
 from pi.pipeline import OBSERVER_MODULES
 from pi.threads import limit_threads
 from rules.registry import get_game
-from tools.envelope_sweep import GAMES, seeing_renderer
+from tools.envelope_sweep import GAMES, seeing_renderer, set_kit
 from vision.board import BoardTracker
-from vision.kit import kit_named
 from vision.observe.context import prepare
 from vision.pose import locate_camera
 
@@ -34,11 +33,12 @@ LOCK_FRAMES = 3
 
 def fuzz_one(game: str, variant: str | None, seed: int, wall_mm: float = 1.5,
              positions: int = POSITIONS) -> tuple[int, list[str]]:
-    """Returns how many positions one look and game were read at, and a line per fault."""
-    kit = kit_named()
+    """Returns how many positions one look and game were read at, and a line per fault (the
+    pyramids drawn with a wall and read with a kit that says so)."""
+    kit = set_kit(wall_mm)
     module = importlib.import_module(f"vision.observe.{OBSERVER_MODULES[game]}")
     rules = get_game(game, variant)
-    renderer = seeing_renderer(game, variant, seed, wall_mm)[0]
+    renderer = seeing_renderer(game, variant, seed, kit)[0]
     tracker, memory = BoardTracker(kit, kit.mat(game, variant)), module.new_memory(kit)
     rng, state, read, faults = random.Random(seed), rules.initial_state(), 0, []
     for position in range(positions):

@@ -139,7 +139,7 @@ def write_trimmed(source: Path, target: Path, keep: int, keep_moving: int | None
     if events:
         lines = [json.dumps(event_line(event, mapping[event.frame])) + "\n" for event in events]
         (target / "events.jsonl").write_text("".join(lines), encoding="utf-8")
-    for name in ("game.json", "truth.json"):
+    for name in ("game.json", "truth.json", *(path.name for path in source.glob("*.toml"))):  # a kit file too
         if (source / name).exists():
             shutil.copyfile(source / name, target / name)
     return len(paths), len(kept)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import tomllib
@@ -20,11 +21,13 @@ FloatArray = NDArray[np.float64]
 
 NAME = re.compile(r"[a-z][a-z0-9-]*")
 COLOUR_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
+PYRAMID_WALL_MM = 1.5  # the pyramids' wall when a kit does not say (KIT.md leaves it to the set)
+PYRAMID_WALLS_MM = (0.3, 4.0)  # a wall outside these is no pyramid set's
 DICTIONARY = re.compile(r"DICT_([4-7])X\1_(50|100|250|1000)")
 _KIT_KEYS = frozenset({
     "name", "dictionary", "marker_mm", "quiet_zone_mm", "corner_gap_mm", "game_marker_below_mm",
     "mat_margin_mm", "corner_ids", "mat_rgb", "grid_rgb", "grid_line_mm", "mats", "pieces",
-    "colours", "translucent",
+    "colours", "translucent", "pyramid_wall_mm",
 })
 _MAT_KEYS = frozenset({"game", "variant", "marker_id", "cells", "pitch_mm"})
 _PIECE_KEYS = frozenset({"size_mm", "shape"})
@@ -96,6 +99,7 @@ class Kit:
     pieces: Mapping[str, Mapping[str, Piece]] = field(hash=False)
     colours: Mapping[str, Mapping[str, RGB]] = field(hash=False)
     translucent: Mapping[str, frozenset[str]] = field(hash=False)
+    pyramid_wall_mm: float = PYRAMID_WALL_MM  # how thick Blockade's pyramids are: how deep they nest
 
     def __deepcopy__(self, memo: dict[int, object]) -> Kit:
         """Returns the kit itself: it never changes (a memory copied for a trial shares it)."""
@@ -196,6 +200,15 @@ def _length(value: Any, what: str, source: str, zero_ok: bool = False) -> float:
         raise _fail(source, f"{what} must be a number of mm, {bound} and at most {MAX_MM:g}, "
                     f"not {value!r}")
     return number
+
+
+def _wall(value: Any, source: str) -> float:
+    """Returns the pyramids' wall in mm if it is within PYRAMID_WALLS_MM, or raises."""
+    low, high = PYRAMID_WALLS_MM
+    wall = _length(value, "pyramid_wall_mm", source)
+    if not low <= wall <= high:
+        raise _fail(source, f"pyramid_wall_mm must be from {low:g} to {high:g} mm, not {value!r}")
+    return wall
 
 
 def _integer(value: Any, what: str, source: str, low: int, high: int) -> int:
@@ -356,7 +369,8 @@ def parse_kit(data: Mapping[str, Any], source: str) -> Kit:
         grid_rgb=_rgb(_require(data, "grid_rgb", "the kit", source), "grid_rgb", source),
         mats=_mats(_require(data, "mats", "the kit", source), source, count, corner_ids),
         pieces=_pieces(data.get("pieces", {}), source), colours=colours,
-        translucent=_translucent(data.get("translucent", {}), colours, source), **lengths,
+        translucent=_translucent(data.get("translucent", {}), colours, source),
+        pyramid_wall_mm=_wall(data.get("pyramid_wall_mm", PYRAMID_WALL_MM), source), **lengths,
     )
     for mat in kit.mats:
         if not _squares_apart(kit, mat):
@@ -390,3 +404,47 @@ def kit_named(name: str = "default") -> Kit:
     if not file.is_file():
         raise KitError(f"there is no bundled kit named {name!r}")
     return parse_kit(tomllib.loads(file.read_text(encoding="utf-8")), f"{name}.toml")
+
+
+def kit_from(spec: str) -> Kit:
+    """Returns the kit a setting names: a bundled kit's name, or the path of a kit file (.toml)."""
+    return load_kit(spec) if spec.endswith(".toml") else kit_named(spec)
+
+
+RECORDED_KIT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*\.toml")  # a kit file kept in a recording
+
+
+def recorded_kit(spec: str, directory: str | Path) -> Kit:
+    """Returns the kit a recording names: a bundled kit's name, or a kit file in its directory
+    (a plain file name ending .toml, never a path out of it); raises KitError."""
+    if RECORDED_KIT.fullmatch(spec):
+        return load_kit(Path(directory) / spec)
+    if not NAME.fullmatch(spec):
+        raise KitError(f"a recording's kit is a bundled kit's name or a .toml file beside game.json, not {spec!r}")
+    return kit_named(spec)
+
+
+def kit_toml(kit: Kit) -> str:
+    """Returns a kit as TOML text that parse_kit reads back as the same kit."""
+    lines = [f"{key} = {_toml(getattr(kit, key))}" for key in (
+        "name", "dictionary", "marker_mm", "quiet_zone_mm", "corner_gap_mm", "game_marker_below_mm",
+        "mat_margin_mm", "corner_ids", "mat_rgb", "grid_rgb", "grid_line_mm", "pyramid_wall_mm")]
+    for mat in kit.mats:
+        lines += ["", "[[mats]]", f"game = {_toml(mat.game)}"]
+        lines += [f"variant = {_toml(mat.variant)}"] if mat.variant is not None else []
+        lines += [f"marker_id = {mat.marker_id}", f"cells = {mat.cells}", f"pitch_mm = {_toml(mat.pitch_mm)}"]
+    for game, pieces in kit.pieces.items():
+        for piece in pieces.values():
+            lines += ["", f"[pieces.{game}.{piece.name}]", f"size_mm = {_toml(piece.size_mm)}",
+                      f"shape = {_toml(piece.shape)}"]
+    for game, colours in kit.colours.items():
+        lines += ["", f"[colours.{game}]"] + [f"{name} = {_toml(rgb)}" for name, rgb in colours.items()]
+    lines += ["", "[translucent]"] + [f"{game} = {_toml(sorted(names))}" for game, names in kit.translucent.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _toml(value: Any) -> str:
+    """Returns a text, number or list of them as a TOML value."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    return json.dumps(value) if isinstance(value, str) else repr(value)

@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from dataclasses import replace
+
 from pi import config as cfg
 from pi.config import ConfigError, load_config
+from vision.kit import kit_from, kit_named, kit_toml
 
 NO_ENV: dict[str, str] = {}
 
@@ -41,6 +44,7 @@ def test_defaults_work_with_nothing_configured() -> None:
     assert config.journal.path == Path("/var/lib/blockref/journal.sqlite")
     assert config.camera.controls_file == Path("/var/lib/blockref/camera-controls.json")
     assert config.vision.calibration is None and config.source is None
+    assert config.vision.kit == "default"
 
 
 def test_state_directory_comes_from_systemd() -> None:
@@ -89,6 +93,16 @@ calibration = "/etc/blockref/calibration.json"
     assert config.source == file
 
 
+def test_the_kit_is_a_bundled_name_or_a_kit_file_beside_the_config(tmp_path: Path) -> None:
+    kit_file = tmp_path / "thick.toml"
+    kit_file.write_text(kit_toml(replace(kit_named(), pyramid_wall_mm=3.0)), encoding="utf-8")
+    config = load_config(write(tmp_path, '[vision]\nkit = "thick.toml"'), NO_ENV)
+    assert config.vision.kit == str(tmp_path.resolve() / "thick.toml")
+    assert kit_from(config.vision.kit).pyramid_wall_mm == 3.0
+    kit_file.write_text("pyramid_wall_mm = 9\n", encoding="utf-8")
+    assert "vision.kit: kit file " in error_of(tmp_path, '[vision]\nkit = "thick.toml"')
+
+
 def test_the_config_is_frozen() -> None:
     config = load_config(None, NO_ENV)
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -129,6 +143,9 @@ def test_the_config_is_frozen() -> None:
     ('[game]\nvariant = "9x9"', "game.variant must be left out when game.name is 'auto'"),
     ('[game]\nname = "tuned"\nvariant = "9x9"', "game.variant: tuned has no variants"),
     ('[journal]\npath = ["a"]', "journal.path must be a string, not a list"),
+    ('[vision]\nkit = "deluxe"', "vision.kit: there is no bundled kit named 'deluxe'"),
+    ('[vision]\nkit = "../default"', "vision.kit: kit name must be a name like 'default'"),
+    ('[vision]\nkit = "none.toml"', "vision.kit: kit file "),
 ])
 def test_bad_values_get_one_clear_error(tmp_path: Path, text: str, message: str) -> None:
     error = error_of(tmp_path, text)

@@ -23,6 +23,9 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     (json.dumps({"game": "chess"}), "chess"),
     (json.dumps({"game": "block-arena", "variant": "8x8"}), "8x8"),
     (json.dumps(["block-pt"]), "must be an object"),
+    (json.dumps({"game": "tuned", "kit": "../default"}), "a bundled kit's name or a .toml file"),
+    (json.dumps({"game": "tuned", "kit": "deluxe"}), "no bundled kit named 'deluxe'"),
+    (json.dumps({"game": "tuned", "kit": "kit.toml"}), "cannot be read"),
 ])
 def test_bad_game_json(capsys: pytest.CaptureFixture[str], tmp_path: Path, game_json: str | None,
                        words: str) -> None:
@@ -51,3 +54,4 @@ def test_bad_events_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> 
                                             encoding="utf-8")
     status, out, err = run(capsys, "replay", str(tmp_path))
     assert status == 2 and out == "" and "line 2" in err
+

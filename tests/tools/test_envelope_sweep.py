@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from tools.envelope_sweep import (
-    name_of, random_camera, random_light, seeing_renderer, timing_at, with_cube, write_one,
+    name_of, random_camera, random_light, seeing_renderer, set_kit, timing_at, with_cube, write_one,
 )
 from tools.make_fixtures import TIMING
-from vision.kit import kit_named
+from vision.kit import kit_named, recorded_kit
 from vision.render import RenderError
 
 
@@ -47,9 +47,30 @@ def test_a_recording_is_a_whole_game_with_its_look(tmp_path: Path) -> None:
 
 def test_the_pyramids_wall_reaches_the_renderer_and_keeps_the_look() -> None:
     thin, camera, light = seeing_renderer("blockade", None, 3)
-    thick = seeing_renderer("blockade", None, 3, wall_mm=3.0)
-    assert (thin.setting.wall_mm, thick[0].setting.wall_mm) == (1.5, 3.0)
+    thick = seeing_renderer("blockade", None, 3, set_kit(wall_mm=3.0))
+    assert (thin.setting.kit.pyramid_wall_mm, thick[0].setting.kit.pyramid_wall_mm) == (1.5, 3.0)
     assert thick[1:] == (camera, light)
+
+
+def test_a_wall_outside_any_set_is_refused() -> None:
+    with pytest.raises(RenderError, match="pyramid wall_mm"):
+        set_kit(wall_mm=5.0)
+
+
+def test_a_recording_of_another_set_carries_its_kit_and_replays_with_it(tmp_path: Path) -> None:
+    kit = set_kit(wall_mm=3.0)
+    write_one(tmp_path, "tuned", None, 5, kit=kit)
+    folder = tmp_path / name_of("tuned", None, 5)
+    assert json.loads((folder / "game.json").read_text(encoding="utf-8"))["kit"] == "kit.toml"
+    assert recorded_kit("kit.toml", folder) == kit
+    assert json.loads((folder / "look.json").read_text(encoding="utf-8"))["wall_mm"] == 3.0
+
+
+def test_a_recording_may_name_the_bundled_kit_it_was_not_filmed_with(tmp_path: Path) -> None:
+    write_one(tmp_path, "tuned", None, 5, kit=set_kit(wall_mm=3.0), told_kit="default")
+    folder = tmp_path / name_of("tuned", None, 5)
+    assert json.loads((folder / "game.json").read_text(encoding="utf-8"))["kit"] == "default"
+    assert not (folder / "kit.toml").exists()
 
 
 def test_another_frame_rate_keeps_each_part_as_long_and_enough_stills_for_the_gate() -> None:

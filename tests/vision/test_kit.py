@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from vision.kit import KitError, board_to_page, kit_named, load_kit
+from vision.kit import (
+    PYRAMID_WALL_MM, KitError, board_to_page, kit_named, kit_toml, load_kit, parse_kit, recorded_kit,
+)
 
 KIT = kit_named()
 DEFAULT_FILE = Path(__file__).resolve().parents[2] / "vision" / "kits" / "default.toml"
@@ -96,6 +100,29 @@ def test_the_default_file_loads_by_path_too() -> None:
     assert load_kit(DEFAULT_FILE) == KIT
 
 
+def test_the_pyramids_wall_is_the_sets_and_defaults_to_one_and_a_half_mm(tmp_path: Path) -> None:
+    assert KIT.pyramid_wall_mm == PYRAMID_WALL_MM == 1.5
+    assert load_kit(variant_file(tmp_path, "pyramid_wall_mm = 1.5", "pyramid_wall_mm = 0.8")).pyramid_wall_mm == 0.8
+    assert load_kit(variant_file(tmp_path, "pyramid_wall_mm = 1.5", "")) == KIT  # the key may be left out
+
+
+def test_a_kit_written_as_toml_reads_back_the_same() -> None:
+    other = replace(KIT, name="thick", pyramid_wall_mm=3.0, mats=(replace(KIT.mats[0], variant='9x9 "club"'),))
+    assert parse_kit(tomllib.loads(kit_toml(KIT)), "written") == KIT
+    assert parse_kit(tomllib.loads(kit_toml(other)), "written") == other != KIT
+
+
+def test_a_recording_names_a_bundled_kit_or_a_kit_file_beside_it(tmp_path: Path) -> None:
+    (tmp_path / "kit.toml").write_text(kit_toml(replace(KIT, pyramid_wall_mm=3.0)), encoding="utf-8")
+    assert recorded_kit("default", tmp_path) == KIT
+    assert recorded_kit("kit.toml", tmp_path).pyramid_wall_mm == 3.0
+    with pytest.raises(KitError, match="cannot be read"):
+        recorded_kit("other.toml", tmp_path)
+    for spec in ("../kit.toml", "/etc/kit.toml", "sub/kit.toml", "kit.json"):
+        with pytest.raises(KitError, match="bundled kit's name or a .toml file"):
+            recorded_kit(spec, tmp_path)
+
+
 def variant_file(tmp_path: Path, old: str, new: str) -> Path:
     """Returns a copy of the default kit file with one text replaced (which must be there)."""
     text = DEFAULT_FILE.read_text(encoding="utf-8")
@@ -126,6 +153,8 @@ def variant_file(tmp_path: Path, old: str, new: str) -> Path:
     ('shape = "brick"', 'shape = "Brick!"', "shape must be a name"),
     ('name = "default"', "", "missing the key 'name'"),
     ("[[mats]]", "[[mats]\n", "not valid TOML"),
+    ("pyramid_wall_mm = 1.5", "pyramid_wall_mm = 6", "pyramid_wall_mm must be from 0.3 to 4 mm"),
+    ("pyramid_wall_mm = 1.5", "pyramid_wall_mm = 'thin'", "pyramid_wall_mm must be a number of mm"),
 ])
 def test_bad_kit_files_get_one_clear_error(tmp_path: Path, old: str, new: str, words: str) -> None:
     path = variant_file(tmp_path, old, new)

@@ -43,7 +43,8 @@ MIN_SAMPLES = 30  # fewer tracked samples than this tell nothing
 ROUNDS = 5  # Lucas-Kanade iterations at most
 REMAP_ROW = 1024  # pixels sampled per row of a remap (OpenCV's maps are under 32767 wide)
 SETTLED_PX = 0.01  # an iteration moving the shift less than this ends the tracking
-MOST_PX = 4.0  # a shift beyond this is not a pyramid's parallax (tracking lost)
+MOST_PX = 4.0  # a shift beyond this is not a pyramid's parallax (tracking lost), with ...
+TUNED_WALL_MM = 1.5  # ... pyramids of this wall; thicker ones nest higher and move as much further
 OFFSET_L = 100.0  # a lightness offset between two frames is within this (the whole scale)
 CORRELATION = 8.0  # neighbouring samples share noise (blur, JPEG): the fit's variance times this
 NOISE_FLOOR = 0.3  # the least lightness noise of a sample (L): two identical frames still differ
@@ -132,6 +133,7 @@ class Picture:
 
     lightness: NDArray[np.float32]
     origin: tuple[int, int] = (0, 0)  # the frame pixel of the lightness's first (x, y)
+    most_px: float = MOST_PX  # a shift beyond this is not a pyramid's parallax (most_shift)
 
     def at(self, pixels: FloatArray) -> FloatArray:
         """Returns the lightness at frame pixels (N x 2), bilinear, clamped to the border."""
@@ -158,7 +160,14 @@ def picture(scene: Scene) -> Picture:
     right, bottom = min(int(corners[:, 0].max()) + CROP_PX, width), min(int(corners[:, 1].max()) + CROP_PX, height)
     crop = scene.frame[top:max(bottom, top + 1), left:max(right, left + 1)]
     blurred = cv2.GaussianBlur(crop, (0, 0), BLUR_PX).astype(np.float32)
-    return Picture(np.ascontiguousarray(balanced_lab(blurred, scene.gains)[..., 0]), (left, top))
+    return Picture(np.ascontiguousarray(balanced_lab(blurred, scene.gains)[..., 0]), (left, top),
+                   most_shift(scene.kit.pyramid_wall_mm))
+
+
+def most_shift(wall_mm: float) -> float:
+    """Returns the largest shift that may be a pyramid's parallax for pyramids of a wall: MOST_PX,
+    more in proportion for a thicker wall (a thinner one's smaller rises still need the room)."""
+    return MOST_PX * max(1.0, wall_mm / TUNED_WALL_MM)
 
 
 TopView = tuple[FloatArray, FloatArray, FloatArray]  # mat points, the height each ray meets a stack, its depth
@@ -285,16 +294,16 @@ def track_all(firsts: Sequence[Template], after: Picture) -> list[Track | None]:
     for index, fitted in zip(asked, _fit_all([Job(firsts[index], after) for index in asked])):
         if fitted is not None:
             noise = max(fitted.residual, NOISE_FLOOR ** 2) * CORRELATION
-            covariance = np.linalg.inv(fitted.gram + _prior(noise))[:2, :2] * noise
+            covariance = np.linalg.inv(fitted.gram + _prior(noise, after.most_px))[:2, :2] * noise
             found[index] = Track(fitted.delta, np.asarray(covariance, np.float64))
     return found
 
 
-def _prior(noise: float) -> FloatArray:
+def _prior(noise: float, most_px: float) -> FloatArray:
     """Returns the prior term of a shift fit's normal matrix (samples of some lightness noise, L
-    squared): the shift is within MOST_PX and the offset within OFFSET_L, so a texture that runs
+    squared): the shift is within most_px and the offset within OFFSET_L, so a texture that runs
     one way (an edge) tells nothing along itself, where the prior then holds."""
-    return np.diag(noise * np.array([MOST_PX ** -2, MOST_PX ** -2, OFFSET_L ** -2]))
+    return np.diag(noise * np.array([most_px ** -2, most_px ** -2, OFFSET_L ** -2]))
 
 
 def predict(first: Template, before: Picture, motions: Sequence[FloatArray | None]) -> list[FloatArray | None]:
@@ -311,15 +320,15 @@ def predict_all(asked: Sequence[tuple[Template, Picture, Sequence[FloatArray | N
     fitted = iter(_fit_all([Job(first, before, motion)
                             for (first, before, _), mine in zip(asked, distinct) for motion in mine.values()]))
     found = []
-    for (_, _, motions), mine in zip(asked, distinct):
-        shifts = {key: _shift_or_lost(next(fitted)) for key in mine}
+    for (_, before, motions), mine in zip(asked, distinct):
+        shifts = {key: _shift_or_lost(next(fitted), before.most_px) for key in mine}
         found.append([None if motion is None else shifts.get(motion.tobytes(), np.zeros(2)) for motion in motions])
     return found
 
 
-def _shift_or_lost(fitted: Fitted | None) -> FloatArray:
-    """Returns a fitted shift, or one beyond MOST_PX where the tracking was lost."""
-    return np.full(2, 2 * MOST_PX) if fitted is None else fitted.delta
+def _shift_or_lost(fitted: Fitted | None, most_px: float) -> FloatArray:
+    """Returns a fitted shift, or one beyond most_px where the tracking was lost."""
+    return np.full(2, 2 * most_px) if fitted is None else fitted.delta
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,7 +362,7 @@ def _fit_all(jobs: Sequence[Job]) -> list[Fitted | None]:
             break
         gram, solution, residual = _step([jobs[index] for index in active], deltas[active])
         deltas[active] += solution[:, :2]
-        lost = np.abs(deltas[active]).max(axis=1) > MOST_PX
+        lost = np.abs(deltas[active]).max(axis=1) > np.array([jobs[index].after.most_px for index in active])
         done = (np.abs(solution[:, :2]).max(axis=1) < SETTLED_PX) | (round_ == ROUNDS - 1)
         for place, index in enumerate(active):
             if done[place] and not lost[place]:
@@ -374,7 +383,7 @@ def _step(jobs: Sequence[Job], deltas: FloatArray) -> tuple[FloatArray, FloatArr
     difference = np.concatenate([job.first.lightness for job in jobs]) - lightness
     gram = np.add.reduceat(design[:, :, None] * design[:, None, :], starts, axis=0)
     moment = np.add.reduceat(design * difference[:, None], starts, axis=0)
-    normal = gram + _prior(NOISE_FLOOR ** 2 * CORRELATION)
+    normal = gram + np.array([_prior(NOISE_FLOOR ** 2 * CORRELATION, job.after.most_px) for job in jobs])
     solution = np.linalg.solve(normal, moment[:, :, None])[:, :, 0]
     left = difference - np.einsum("ij,ij->i", design, np.repeat(solution, sizes, axis=0))
     residual = np.add.reduceat(left ** 2, starts) / np.array(sizes)

@@ -2,8 +2,8 @@
 
 A stack is a square's pyramids bottom first, each a colour (an index in NAMES; -1 for a new
 piece of any mover's colour) and a size. A pyramid is a frustum narrowing to its apex, nested on
-those below as deep as a 1.5 mm wall lets it (vision.render.pieces.nest_base: the renderer's
-default set). A cell's candidate stacks come from its current stack: as it is, with its top one
+those below as deep as the kit's wall lets it (vision.render.pieces.nest_base, as the renderer
+nests them). A cell's candidate stacks come from its current stack: as it is, with its top one
 or two pieces gone, then with a new Medium, Small, or Medium and Small of any mover's colour on
 top, and a black cap on a stack one new piece completes to a tower (a black comes only with the
 piece that completes it). A stack's label follows
@@ -32,7 +32,6 @@ MOVERS = range(4)  # the colours a piece that moves may have (indices in NAMES)
 BLACK, CLEAR = NAMES.index("black"), NAMES.index("clear")
 SIZES = {"L": "large", "M": "medium", "S": "small"}
 RANK = {"S": 1, "M": 2, "L": 3}
-WALL_MM = 1.5  # the pyramids' wall: how deep they nest (the renderer's default set)
 REMOVED = 2  # top pieces a turn may take off one square, at most
 Layer = tuple[int, str]  # colour index (-1: any mover's colour) and size letter
 Stack = tuple[Layer, ...]
@@ -40,11 +39,12 @@ Look = tuple[Layer, ...]
 
 
 @lru_cache(maxsize=None)
-def nest_heights(sizes: tuple[tuple[float, float], ...]) -> tuple[float, ...]:
-    """Returns the base height of each pyramid (base, height) of a stack, bottom first."""
+def nest_heights(sizes: tuple[tuple[float, float], ...], wall_mm: float) -> tuple[float, ...]:
+    """Returns the base height of each pyramid (base, height) of a stack, bottom first, nested
+    as a wall lets them."""
     below: list[tuple[float, float, float]] = []
     for base, height in sizes:
-        below.append((nest_base(below, base, height, WALL_MM), base, height))
+        below.append((nest_base(below, base, height, wall_mm), base, height))
     return tuple(z for z, _, _ in below)
 
 
@@ -58,7 +58,7 @@ def blocks_on(kit: Kit, mat: Mat, square: str, layers: Stack) -> FloatArray:
     """Returns (and keeps, read-only) the pyramids of a stack nested on a square of a mat."""
     pieces = kit.pieces["blockade"]
     sizes = [pieces[SIZES[size]].size_mm for _, size in layers]
-    heights = nest_heights(tuple((size[0], size[2]) for size in sizes))
+    heights = nest_heights(tuple((size[0], size[2]) for size in sizes), kit.pyramid_wall_mm)
     x, y = mat.cell_centre(ord(square[0]) - ord("a"), int(square[1:]) - 1)
     rows = [block(x, y, z, size, True, max(colour, 0))
             for z, size, (colour, _) in zip(heights, sizes, layers)]

@@ -18,7 +18,7 @@ import numpy as np
 from rules.block_block_set import BlockSet, SetFileError, load_set
 from rules.core import RulesError, parse_square
 from vision.kit import Kit, KitError, Mat
-from vision.render import RenderError, check_number
+from vision.render import RenderError
 from vision.render.solids import RGB, Paint, Solid, box, box_faces, domed_cylinder, prism, pyramid
 
 Key = tuple[str, int]
@@ -59,13 +59,12 @@ class Item:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Setting:
-    """What positions of one game are drawn with: the kit, the mat, the block set and the pyramids' wall."""
+    """What positions of one game are drawn with: the kit (the pyramids' wall too), the mat and the block set."""
 
     kit: Kit
     game: str
     mat: Mat
     block_set: BlockSet | None
-    wall_mm: float
 
     def size(self, name: str) -> tuple[float, float, float]:
         """Returns the kit's nominal size of one of this game's pieces."""
@@ -90,7 +89,7 @@ class Setting:
         return self.mat.cell_centre(*square_index(square, self.mat.cells))
 
 
-def make_setting(kit: Kit, game: str, variant: str | None, wall_mm: float = 1.5) -> Setting:
+def make_setting(kit: Kit, game: str, variant: str | None) -> Setting:
     """Returns the drawing setting of a game and variant, or raises RenderError."""
     if game not in SCHEMA:
         raise RenderError(f"the renderer knows no game {game!r}; choose one of {', '.join(sorted(SCHEMA))}")
@@ -99,7 +98,7 @@ def make_setting(kit: Kit, game: str, variant: str | None, wall_mm: float = 1.5)
         block_set = load_set(variant or "default") if game == "block-block" else None
     except (KitError, SetFileError) as error:
         raise RenderError(str(error)) from None
-    return Setting(kit, game, mat, block_set, check_number(wall_mm, 0.3, 4.0, "pyramid wall_mm"))
+    return Setting(kit, game, mat, block_set)
 
 
 def square_index(square: str, size: int) -> tuple[int, int]:
@@ -320,7 +319,7 @@ def _blockade_items(setting: Setting, cells: Cells) -> list[Item]:
         below: list[tuple[float, float, float]] = []
         for index, piece in enumerate(stack):
             base, _, height = setting.size(PYRAMID_NAMES[piece["size"]])
-            z = nest_base(below, base, height, setting.wall_mm)
+            z = nest_base(below, base, height, setting.kit.pyramid_wall_mm)
             below.append((z, base, height))
             solid = pyramid(x, y, z, base, height, setting.colour(piece["colour"]), setting.alpha(piece["colour"]))
             items.append(Item(frozenset({(square, index)}), (solid,)))

@@ -24,6 +24,7 @@ import numpy as np
 
 from rules.core import Game, RulesError
 from rules.registry import get_game
+from vision.kit import Kit, KitError, kit_named, kit_toml
 from vision.render import RenderError, check_number
 from vision.render.camera import CameraSpec
 from vision.render.effects import LightSpec
@@ -292,6 +293,18 @@ def _write_frames(folder: Path, renderer: Renderer, shots: list[Shot], fps: floa
     (folder / "frames.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
+def _kit_entry(folder: Path, kit: Kit) -> str:
+    """Returns game.json's kit: a bundled kit's name, or for any other kit kit.toml, written into
+    the folder (a set's own wall or cube is filmed and read back with the same kit)."""
+    try:
+        if kit_named(kit.name) == kit:
+            return kit.name
+    except KitError:
+        pass
+    (folder / "kit.toml").write_text(kit_toml(kit), encoding="utf-8")
+    return "kit.toml"
+
+
 def write_recording(out_dir: str | Path, script: Script, renderer: Renderer, *, seed: int = 0,
                     timing: Timing = Timing(), events: bool = True) -> dict[str, Any]:
     """Films a script into a new recorded-game directory; returns a summary. Writes nothing on failure."""
@@ -300,7 +313,8 @@ def write_recording(out_dir: str | Path, script: Script, renderer: Renderer, *, 
     work = Path(tempfile.mkdtemp(prefix=f".{path.name}-", dir=path.parent))
     try:
         _write_frames(work, renderer, plan.shots, timing.fps)
-        _write_json(work / "game.json", {"game": script.game, "variant": script.variant, "kit": renderer.kit.name})
+        _write_json(work / "game.json", {"game": script.game, "variant": script.variant,
+                                         "kit": _kit_entry(work, renderer.kit)})
         if events:
             lines = "".join(json.dumps(event) + "\n" for event in plan.events)
             (work / "events.jsonl").write_text(lines, encoding="utf-8")

@@ -224,9 +224,9 @@ class Renderer:
     """Draws one game's mat and pieces as one camera sees them under one light, frame by frame."""
 
     def __init__(self, game: str, variant: str | None, camera: CameraSpec, light: LightSpec, *,
-                 seed: int = 0, kit: Kit | str = "default", supersample: int = 2, wall_mm: float = 1.5) -> None:
+                 seed: int = 0, kit: Kit | str = "default", supersample: int = 2) -> None:
         self.kit = kit_named(kit) if isinstance(kit, str) else kit
-        self.setting: Setting = make_setting(self.kit, game, variant, wall_mm)
+        self.setting: Setting = make_setting(self.kit, game, variant)
         self.light = light.checked()
         centre = self.setting.mat.side_mm / 2
         self.camera = pose(camera, (centre, centre))

@@ -5,12 +5,14 @@ geometry of rises and of the rays that may meet a stack matches a pyramid's."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from vision.observe.heights import (
-    MOST_PX, SCALES, STILL_SPREAD, Picture, Shift, calibrated, heights_at, passes_over, predict, predict_all, seen_at,
-    shift_of, template, track, track_all,
+    MOST_PX, SCALES, STILL_SPREAD, Picture, Shift, calibrated, heights_at, most_shift, passes_over, predict,
+    predict_all, seen_at, shift_of, template, track, track_all,
 )
 from vision.observe.stacks import block, cast
 
@@ -43,6 +45,15 @@ def test_a_known_shift_is_tracked(shift: tuple[float, float]) -> None:
 def test_too_few_samples_or_a_lost_track_give_nothing() -> None:
     assert track(template(ridges(), spots()[:5]), ridges()) is None
     assert track(template(ridges(), spots()), ridges((9.0, 0.0))) is None
+
+
+@pytest.mark.parametrize("wall_mm, found", [(0.8, False), (1.5, False), (3.0, True)])
+def test_thicker_pyramids_rise_further_so_a_longer_shift_is_still_followed(wall_mm: float, found: bool) -> None:
+    assert most_shift(wall_mm) == MOST_PX * max(1.0, wall_mm / 1.5)
+    shifted = replace(ridges((5.0, 0.0)), most_px=most_shift(wall_mm))
+    tracked = track(template(ridges(), spots()), shifted)
+    assert (tracked is not None) == found
+    assert tracked is None or tracked.delta == pytest.approx([5.0, 0.0], abs=0.05)
 
 
 def test_templates_tracked_together_each_get_their_own_shift_and_a_lost_one_spoils_none() -> None:
