@@ -1,8 +1,9 @@
 """The accuracy report: how every recorded game replays against its truth.json, per game.
 
-Run from the repository root:  .venv/bin/python -m bench.accuracy_bench [DIR ...] [--json]
+Run from the repository root:  .venv/bin/python -m bench.accuracy_bench [DIR ...] [--calibrated] [--json]
 With no directory it reads every committed fixture (fixtures/*). Each recording is replayed
-through the appliance's pipeline (pi.replay); the accepted moves are lined up with truth.json's
+through the appliance's pipeline (pi.replay), with --calibrated given the camera's true lens
+calibration as the appliance's vision.calibration would (a rendered recording's truth.json holds it); the accepted moves are lined up with truth.json's
 moves as the longest common subsequence, so one missed move is counted once and does not shift
 every later ply: `right` counts truth moves accepted in order, `false` counts accepted moves that
 line up with no truth move, `asked` counts confirmations asked (ambiguous readings) and `alerts`
@@ -21,6 +22,7 @@ from bench.replay_bench import fixtures
 from bench.report import add_options, print_table
 from pi.replay import replay
 from pi.threads import limit_threads
+from vision.board import Calibration
 
 COLUMNS = (("right", "right", ".0f"), ("total", "total", ".0f"), ("false", "false", ".0f"),
            ("asked", "asked", ".0f"), ("alerts", "alerts", ".0f"))
@@ -44,14 +46,20 @@ def score(records: list[dict[str, Any]], truth: list[str]) -> dict[str, float]:
             "alerts": len(alerts) - asked}
 
 
-def measure(directory: Path) -> tuple[str, dict[str, float]]:
-    """Returns a recording's game name and its counts."""
+def measure(directory: Path, calibrated: bool = False) -> tuple[str, dict[str, float]]:
+    """Returns a recording's game name and its counts (calibrated: given the true lens calibration)."""
     game = json.loads((directory / "game.json").read_text(encoding="utf-8"))
     truth = json.loads((directory / "truth.json").read_text(encoding="utf-8"))
     records: list[dict[str, Any]] = []
-    replay(directory, records.append)
+    replay(directory, records.append, calibration=true_lens(truth) if calibrated else None)
     name = game["game"] + (f" {game['variant']}" if game.get("variant") else "")
     return name, score(records, truth["moves"])
+
+
+def true_lens(truth: dict[str, Any]) -> Calibration:
+    """Returns the camera's lens calibration a rendered recording's truth.json holds."""
+    camera = truth["camera"]
+    return Calibration(camera["camera_matrix"], camera["dist_coeffs"], camera.get("image_size"))
 
 
 def add(total: dict[str, float], counts: dict[str, float]) -> dict[str, float]:
@@ -63,13 +71,15 @@ def main() -> None:
     """Replays every recording given (or every fixture) and prints the accuracy table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directories", nargs="*", type=Path)
+    parser.add_argument("--calibrated", action="store_true",
+                        help="give the pipeline each camera's true lens calibration (from truth.json)")
     add_options(parser)
     args = parser.parse_args()
     limit_threads()
     rows: dict[str, dict[str, float]] = {}
     games: dict[str, dict[str, float]] = {}
     for directory in args.directories or fixtures():
-        game, counts = measure(directory)
+        game, counts = measure(directory, args.calibrated)
         rows[directory.name] = counts
         games[f"all {game}"] = add(games.get(f"all {game}", {}), counts)
     print_table({**rows, **dict(sorted(games.items()))}, COLUMNS, args.json, 32)

@@ -293,12 +293,14 @@ def run(config_file: str | None) -> int:
     from pi.leds.auto import open_backend
     from pi.leds.layout import load_layout, with_limits
     from pi.watchdog import Notifier
+    from vision.board import Calibration
     from vision.kit import kit_from
     from web import WebSettings, create_app
     from web.server import DashboardServer
 
     config = load_config(config_file)
     kit = kit_from(config.vision.kit)  # read before the journal is touched: a bad file changes nothing
+    calibration = None if config.vision.calibration is None else Calibration.load(config.vision.calibration)
     name = "block-arena" if config.game.name == "auto" else config.game.name
     config.journal.path.parent.mkdir(parents=True, exist_ok=True)
     session = Session(Journal(config.journal.path))
@@ -315,7 +317,7 @@ def run(config_file: str | None) -> int:
     stop = threading.Event()
     stop_on_signals(stop)
     notifier = Notifier()
-    pipeline = Pipeline(session, kit, print_record, on_lifted=leds.on_lifted)
+    pipeline = Pipeline(session, kit, print_record, on_lifted=leds.on_lifted, calibration=calibration)
     try:
         with open_camera(config.camera) as source:
             notifier.ready()

@@ -97,6 +97,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from pi.recording import RecordingError
     from pi.replay import replay
     from pi.threads import limit_threads
+    from vision.board import Calibration, VisionError
     from vision.kit import KitError
     from vision.observe.context import ObserveError
 
@@ -106,8 +107,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(json.dumps(record), flush=True)
 
     try:
-        replay(args.directory, emit)
-    except (RecordingError, CameraError, KitError, ObserveError) as error:
+        calibration = None if args.calibration is None else Calibration.load(args.calibration)
+        replay(args.directory, emit, calibration=calibration)
+    except (RecordingError, CameraError, KitError, ObserveError, VisionError) as error:
         raise UsageError(f"cannot replay {args.directory!r}: {error}") from None
     return 0
 
@@ -141,12 +143,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     from pi.journal import JournalError
     from pi.leds.errors import LedError
     from pi.threads import limit_threads
+    from vision.board import VisionError
     from vision.kit import KitError
 
     limit_threads()
     try:
         return run(args.config)
-    except (ConfigError, CameraError, LedError, ButtonError, JournalError, KitError) as error:
+    except (ConfigError, CameraError, LedError, ButtonError, JournalError, KitError, VisionError) as error:
         raise UsageError(str(error)) from None
 
 
@@ -206,6 +209,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("directory", metavar="DIR", help="a recorded game directory (INTERFACES.md)")
     replay.add_argument("--json", action="store_true", help="print JSON lines (the default and only format)")
+    replay.add_argument("--calibration", metavar="FILE",
+                        help="the camera's lens calibration JSON (camera_matrix, dist_coeffs, image_size), "
+                        "as the appliance's vision.calibration")
     replay.set_defaults(handler=cmd_replay)
     demo = commands.add_parser(
         "demo",

@@ -30,7 +30,7 @@ from pi.camera.base import Frame
 from pi.session import Session
 from rules import RulesError
 from vision.belief import Belief
-from vision.board import BoardFix, BoardTracker, BoardView
+from vision.board import BoardFix, BoardTracker, BoardView, Calibration, VisionError
 from vision.expect import expected_view
 from vision.gate import GateState, SceneGate, StillEvent
 from vision.infer import Reading, either, stale_misreads, view_of
@@ -106,6 +106,7 @@ class Pipeline:
     observer: Observer | None = None
     anticipator: Anticipator | None = None
     second_look: bool = True  # an illegal reading gets a second look (see _second_look)
+    calibration: Calibration | None = None  # the lens's, when given: the board tracker undistorts with it
     tracker: BoardTracker | None = None
     gate: SceneGate = field(default_factory=SceneGate)
     memory: Any = None
@@ -134,7 +135,7 @@ class Pipeline:
         """Sets up the board tracker, gate, observer and memory for the session's game."""
         game = self.session.game
         self._game_key = game.key
-        self.tracker = BoardTracker(self.kit, self.kit.mat(game.name, game.variant))
+        self.tracker = BoardTracker(self.kit, self.kit.mat(game.name, game.variant), self.calibration)
         self.gate = SceneGate()
         self.lifts = LiftWatch(self.kit)
         self.view, self.last_frame, self._place, self._still, self._settled = None, None, None, None, None
@@ -153,7 +154,11 @@ class Pipeline:
             self._report_trouble(frame.number, "camera", f"camera: {frame.status}")
             return
         assert self.tracker is not None
-        fix = self.tracker.update(frame.image)
+        try:
+            fix = self.tracker.update(frame.image)
+        except VisionError as error:  # a frame the lens calibration does not fit (another aspect ratio)
+            self._report_trouble(frame.number, "board", f"board not found: {error}")
+            return
         if fix.view is None:
             self._report_trouble(frame.number, "board", f"board not found: {fix.message}")
             return

@@ -15,6 +15,7 @@ from pi.leds.listener import LedListener
 from pi.pipeline import Pipeline, Record
 from pi.recording import Recording, load_recording
 from pi.session import Session
+from vision.board import Calibration
 from vision.kit import Kit, recorded_kit
 
 
@@ -50,9 +51,11 @@ def drive(pipeline: Pipeline, recording: Recording, source: RecordedSource) -> N
 
 
 def replay(directory: str | Path, sink: Callable[[Record], None],
-           session_hook: Callable[[Session], Any] | None = None, realtime: bool = False) -> Session:
+           session_hook: Callable[[Session], Any] | None = None, realtime: bool = False,
+           calibration: Calibration | None = None) -> Session:
     """Runs a recorded game through the pipeline, sending each accepted move and alert to sink,
-    then the outcome; returns the session (journal in a temporary directory unless hooked)."""
+    then the outcome; returns the session (journal in a temporary directory unless hooked;
+    calibration: the lens's, as the appliance's config gives it)."""
     recording = load_recording(directory)
     kit = recorded_kit(recording.kit, recording.directory)
     source = RecordedSource(recording.directory, realtime=realtime)
@@ -61,7 +64,7 @@ def replay(directory: str | Path, sink: Callable[[Record], None],
         if session_hook is not None:
             session_hook(session)
         leds = attach_leds(session, kit)
-        pipeline = Pipeline(session, kit, sink, on_lifted=leds.show_lifted)
+        pipeline = Pipeline(session, kit, sink, on_lifted=leds.show_lifted, calibration=calibration)
         drive(pipeline, recording, source)
         outcome = session.game.outcome(session.state)
         sink({"outcome": None if outcome is None else outcome.as_dict()})

@@ -20,6 +20,7 @@ from pi.pipeline import Pipeline
 from pi.recording import load_recording
 from pi.replay import drive, open_session
 from rules import get_game
+from vision.board import Calibration
 from vision.expect import expected_view
 from vision.kit import kit_named
 from vision.observation import CellSeen, Observation
@@ -66,17 +67,18 @@ def failing_once(observe: Any) -> Any:
 
 
 def run(directory: Path, tmp_path: Path, wrap: Any = lambda observe: observe,
-        anticipator: Any = None) -> tuple[list[dict[str, Any]], Any]:
-    """Replays a directory with the truth observer (and an anticipator, if given); returns the
-    records and the session."""
+        anticipator: Any = None, calibration: Calibration | None = None) -> tuple[list[dict[str, Any]], Any]:
+    """Replays a directory with the truth observer (and an anticipator and a lens calibration,
+    if given); returns the records and the session."""
     recording = load_recording(directory)
     session = open_session(recording, tmp_path / "journal.sqlite")
     records: list[dict[str, Any]] = []
     box: list[Pipeline] = []
     pipeline = Pipeline(session, kit_named(), records.append, observer=wrap(truth_observer(directory, box)),
-                        anticipator=anticipator)
+                        anticipator=anticipator, calibration=calibration)
     box.append(pipeline)
     drive(pipeline, recording, RecordedSource(directory))
+    assert pipeline.tracker is not None and pipeline.tracker.calibration is calibration
     return records, session
 
 
@@ -106,6 +108,21 @@ def test_corrupt_frames_raise_one_alert_and_no_move(recording: Path, tmp_path: P
     alerts = [r["alert"] for r in records if "alert" in r]
     assert len(alerts) == 1 and alerts[0].startswith("camera: ")
     assert session.moves == MOVES
+
+
+def test_the_lens_calibration_reaches_the_board_tracker(recording: Path, tmp_path: Path) -> None:
+    camera = json.loads((recording / "truth.json").read_text())["camera"]
+    lens = Calibration(camera["camera_matrix"], camera["dist_coeffs"], camera["image_size"])
+    records, session = run(recording, tmp_path, calibration=lens)
+    assert session.moves == MOVES and not [r for r in records if "alert" in r]
+
+
+def test_frames_the_lens_calibration_does_not_fit_raise_one_alert_and_no_move(recording: Path, tmp_path: Path) -> None:
+    square = Calibration([[500.0, 0.0, 320.0], [0.0, 500.0, 320.0], [0.0, 0.0, 1.0]], [0.0] * 4, [640, 640])
+    records, session = run(recording, tmp_path, calibration=square)
+    alerts = [r["alert"] for r in records if "alert" in r]
+    assert len(alerts) == 1 and alerts[0].startswith("board not found: the calibration is for 640x640 frames")
+    assert session.moves == []
 
 
 def test_an_observer_fault_costs_one_reading_and_one_alert(recording: Path, tmp_path: Path) -> None:

@@ -55,3 +55,17 @@ def test_bad_events_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> 
     status, out, err = run(capsys, "replay", str(tmp_path))
     assert status == 2 and out == "" and "line 2" in err
 
+
+@pytest.mark.parametrize("calibration, words", [
+    (None, "cannot be read"),
+    ("{}", "must be an object with camera_matrix and dist_coeffs"),
+    ('{"camera_matrix": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "dist_coeffs": [0, 0, 0, 0], "size": 3}', "unknown key"),
+])
+def test_bad_calibration_file(capsys: pytest.CaptureFixture[str], tmp_path: Path, calibration: str | None,
+                              words: str) -> None:
+    (tmp_path / "frames").mkdir()
+    (tmp_path / "game.json").write_text(json.dumps({"game": "tuned"}), encoding="utf-8")
+    if calibration is not None:
+        (tmp_path / "lens.json").write_text(calibration, encoding="utf-8")
+    status, out, err = run(capsys, "replay", str(tmp_path), "--calibration", str(tmp_path / "lens.json"))
+    assert status == 2 and out == "" and words in err and len(err.strip().splitlines()) == 1

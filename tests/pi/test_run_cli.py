@@ -1,5 +1,5 @@
-"""`blockref run` refuses a kit it cannot use with one clear error, before it touches the
-journal, the LEDs or the network."""
+"""`blockref run` refuses a kit or a lens calibration it cannot use with one clear error, before
+it touches the journal, the LEDs or the network."""
 
 from __future__ import annotations
 
@@ -23,10 +23,11 @@ def write_config(tmp_path: Path, vision: str) -> Path:
 
 
 @pytest.mark.parametrize("vision, words", [
+    ('calibration = "lens.json"', "calibration file"),
     ('kit = "thin.toml"', "vision.kit: kit file"),
     ('kit = "thin"', "vision.kit: there is no bundled kit named 'thin'"),
 ])
-def test_an_unusable_kit_stops_the_appliance_before_it_starts(
+def test_an_unusable_kit_or_calibration_stops_the_appliance_before_it_starts(
         capsys: pytest.CaptureFixture[str], tmp_path: Path, vision: str, words: str) -> None:
     status = main(["run", "--config", str(write_config(tmp_path, vision))])
     captured = capsys.readouterr()
