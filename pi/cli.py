@@ -114,6 +114,42 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def frame_paths(given: Sequence[str]) -> list[Path]:
+    """Returns the image files given, a directory standing for its .jpg and .png files in order."""
+    found: list[Path] = []
+    for name in given:
+        path = Path(name)
+        found += sorted(p for p in path.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png")) \
+            if path.is_dir() else [path]
+    return found
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """Fits the camera's lens to frames of the printed mat and writes the calibration JSON."""
+    from vision.board import VisionError
+    from vision.frames import read_frame
+    from vision.kit import KitError, kit_named, load_kit
+    from vision.lens import calibrate, write_calibration
+
+    try:
+        kit = load_kit(args.kit) if args.kit is not None else kit_named()
+        game = get_game(args.game, args.variant) if args.game else None
+        mat = kit.mat(game.name, game.variant) if game is not None else None
+        decoded = [read_frame(path) for path in frame_paths(args.frames)]
+        frames = [frame.image for frame in decoded if frame.image is not None]
+        fit = calibrate(frames, kit, mat)
+        write_calibration(fit.calibration, args.out)
+    except (KitError, RulesError, VisionError) as error:
+        raise UsageError(f"cannot calibrate: {error}") from None
+    except OSError as error:
+        raise UsageError(f"cannot calibrate: {error.strerror or error}") from None
+    matrix, k1 = fit.calibration.camera_matrix, float(fit.calibration.dist_coeffs[0])
+    print(f"wrote {args.out}: focal length {matrix[0, 0]:.1f} px, k1 {k1:.3f}, from {fit.views} of "
+          f"{len(decoded)} frames ({len(decoded) - len(frames)} unreadable); corners missed by "
+          f"{fit.rms_px:.2f} px RMS")
+    return 0
+
+
 DEMO_RECORDING = Path(__file__).resolve().parent.parent / "fixtures" / "tuned-neutral"
 
 
@@ -226,6 +262,20 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--exit-when-done", action="store_true",
                       help="stop when the recording ends instead of serving until Ctrl-C")
     demo.set_defaults(handler=cmd_demo)
+    calibrate = commands.add_parser(
+        "calibrate",
+        help="fit the camera's lens to frames of the printed mat and write its calibration",
+        description="Fits the camera's focal length and radial distortion to frames that show a "
+        "printed mat (its game marker and at least four of its markers) at several tilts and "
+        "places in the frame, and writes the JSON that vision.calibration in the config and "
+        "`blockref replay --calibration` read. At least four such frames, all of one size.",
+    )
+    calibrate.add_argument("frames", nargs="+", metavar="FRAME", help="JPEG or PNG frames, or directories of them")
+    calibrate.add_argument("--out", required=True, metavar="FILE", help="the calibration JSON to write")
+    calibrate.add_argument("--game", help="the mat's game, when its game marker may not show")
+    calibrate.add_argument("--variant", help="the mat's variant (block-arena: 9x9 or 7x7)")
+    calibrate.add_argument("--kit", metavar="FILE", help="a kit TOML file (default: the bundled kit)")
+    calibrate.set_defaults(handler=cmd_calibrate)
     run = commands.add_parser(
         "run",
         help="run the appliance: camera, referee, LEDs, buttons and dashboard",
