@@ -161,8 +161,10 @@ def _peak_shift(scores: NDArray[np.float32], at: int) -> float:
 
 def project(homography: FloatArray, points: Any) -> FloatArray:
     """Returns points (N x 2) mapped through a homography."""
-    mapped = cv2.perspectiveTransform(np.asarray(points, np.float64).reshape(-1, 1, 2), homography)
-    return np.asarray(mapped, np.float64).reshape(-1, 2)
+    flat = np.asarray(points, np.float64).reshape(-1, 1, 2)
+    if not len(flat):
+        return np.zeros((0, 2))  # OpenCV maps no points to None
+    return np.asarray(cv2.perspectiveTransform(flat, homography), np.float64).reshape(-1, 2)
 
 
 def fit_homography(board: Markers, seen: Markers, prior: FloatArray | None = None) -> Fit | None:

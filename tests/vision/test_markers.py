@@ -113,3 +113,8 @@ def test_a_template_finds_its_marker_where_it_is_and_nowhere_else(cell_px: int, 
     covered[10:60, 10:60] = 170
     assert match_template(covered, template, pad=5)[0] < 0.8  # type: ignore[index]
     assert match_template(image[:30, :30], template, pad=5) is None
+
+
+def test_no_points_map_to_no_points() -> None:
+    assert project(TRUE_H, np.zeros((0, 2))).shape == (0, 2)  # OpenCV alone maps them to None
+    assert project(TRUE_H, [[0.0, 0.0]]).ravel() == pytest.approx([400.0, 700.0])
