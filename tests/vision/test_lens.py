@@ -66,3 +66,15 @@ def test_frames_of_different_sizes_are_refused() -> None:
     large, _ = frames_of(-0.1, POSES[2:4], size=(800, 600))
     with pytest.raises(VisionError, match="one size, not 640x480, 800x600"):
         calibrate(small + large, KIT)
+
+
+def test_a_mat_seen_straight_on_is_refused_it_cannot_tell_the_focal_length() -> None:
+    frames, _ = frames_of(-0.1, tuple((5, azimuth, 600) for azimuth in range(0, 360, 60)))
+    with pytest.raises(VisionError, match="tilted at least 15 degrees towards the camera in 3 frames, not 0"):
+        calibrate(frames, KIT)
+
+
+def test_views_that_leave_the_focal_length_in_doubt_are_refused() -> None:
+    frames, _ = frames_of(-0.15, ((16, 0, 800),) * 4)  # one far view, four times: 1.2 % in doubt
+    with pytest.raises(VisionError, match=r"leave the focal length 1.2% in doubt \(at most 1%\)"):
+        calibrate(frames, KIT)
