@@ -129,7 +129,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from vision.board import VisionError
     from vision.frames import read_frame
     from vision.kit import KitError, kit_named, load_kit
-    from vision.lens import calibrate, write_calibration
+    from vision.lens import calibrate
 
     try:
         kit = load_kit(args.kit) if args.kit is not None else kit_named()
@@ -138,7 +138,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         decoded = [read_frame(path) for path in frame_paths(args.frames)]
         frames = [frame.image for frame in decoded if frame.image is not None]
         fit = calibrate(frames, kit, mat)
-        write_calibration(fit.calibration, args.out)
+        fit.calibration.save(args.out)
     except (KitError, RulesError, VisionError) as error:
         raise UsageError(f"cannot calibrate: {error}") from None
     except OSError as error:

@@ -64,6 +64,12 @@ class Calibration:
             raise VisionError(f"{source} has unknown key(s): {', '.join(unknown)}")
         return cls(data["camera_matrix"], data["dist_coeffs"], data.get("image_size"), source)
 
+    def save(self, path: str | Path) -> None:
+        """Writes the calibration as the JSON file load reads."""
+        data = {"camera_matrix": self.camera_matrix.tolist(), "dist_coeffs": self.dist_coeffs.tolist(),
+                "image_size": None if self.image_size is None else list(self.image_size)}
+        Path(path).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
     def matrix_for(self, size: Size) -> FloatArray:
         """Returns the camera matrix for frames of a size (scaled from the calibrated size)."""
         if self.image_size is None or self.image_size == size:

@@ -9,15 +9,13 @@ differ: the mat at several tilts and places in the frame (a camera straight abov
 cannot tell the focal length from the height), so a fit is refused unless MIN_TILTED views lean
 MIN_TILT_DEG or more and the fit's own spread leaves the focal length within MOST_FOCAL_DOUBT
 (rendered lenses: views leaning 18 degrees miss it by under 2 %, 12 degrees by 8 %). The result
-is what Calibration.load reads.
+is what Calibration.load reads (Calibration.save writes it).
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Sequence
 
 import cv2
@@ -27,6 +25,7 @@ from vision.board import Calibration, VisionError
 from vision.frames import Image, Size, require_image
 from vision.kit import Kit, Mat
 from vision.markers import FloatArray, MarkerDetector, read_game
+from vision.pose import focal_from_hfov
 
 MIN_VIEWS = 4  # views needed for a calibration
 MIN_MARKERS = 4  # markers a frame must show to count as a view
@@ -75,7 +74,7 @@ def fit_lens(views: Sequence[View], size: Size) -> LensFit:
         raise VisionError(f"a calibration needs the mat in at least {MIN_VIEWS} frames, "
                           f"with its game marker and {MIN_MARKERS} markers in view; {len(views)} had them")
     width, height = size
-    focal = width / 2 / math.tan(math.radians(GUESS_HFOV_DEG) / 2)
+    focal = focal_from_hfov(width, GUESS_HFOV_DEG)
     guess = np.array([[focal, 0.0, (width - 1) / 2], [0.0, focal, (height - 1) / 2], [0.0, 0.0, 1.0]])
     rms, matrix, distortion, turns, _, spread, _, _ = cv2.calibrateCameraExtended(
         [view.board.astype(np.float32) for view in views], [view.pixels.astype(np.float32) for view in views],
@@ -111,10 +110,3 @@ def calibrate(frames: Sequence[Image], kit: Kit, mat: Mat | None = None) -> Lens
     detector = MarkerDetector(kit)
     views = [view for view in (view_of(image, kit, detector, mat) for image in images) if view is not None]
     return fit_lens(views, sizes.pop() if sizes else (0, 0))
-
-
-def write_calibration(calibration: Calibration, path: str | Path) -> None:
-    """Writes a calibration as the JSON file Calibration.load reads."""
-    data = {"camera_matrix": calibration.camera_matrix.tolist(), "dist_coeffs": calibration.dist_coeffs.tolist(),
-            "image_size": None if calibration.image_size is None else list(calibration.image_size)}
-    Path(path).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

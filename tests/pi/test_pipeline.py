@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bench.accuracy_bench import true_lens
 from pi.camera.recorded import RecordedSource
 from pi.pipeline import Pipeline
 from pi.recording import load_recording
@@ -111,8 +112,7 @@ def test_corrupt_frames_raise_one_alert_and_no_move(recording: Path, tmp_path: P
 
 
 def test_the_lens_calibration_reaches_the_board_tracker(recording: Path, tmp_path: Path) -> None:
-    camera = json.loads((recording / "truth.json").read_text())["camera"]
-    lens = Calibration(camera["camera_matrix"], camera["dist_coeffs"], camera["image_size"])
+    lens = true_lens(json.loads((recording / "truth.json").read_text()))
     records, session = run(recording, tmp_path, calibration=lens)
     assert session.moves == MOVES and not [r for r in records if "alert" in r]
 

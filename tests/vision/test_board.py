@@ -325,6 +325,15 @@ def test_a_calibration_file_is_loaded_and_scaled_to_the_frame_size(tmp_path: Pat
     assert np.abs(calibration.undistort_points(there, (1280, 960)) - points).max() < 0.01
 
 
+def test_a_saved_calibration_loads_back_the_same(tmp_path: Path) -> None:
+    camera = synth.look_down(600, 0, 0, 0, (0, 0), 60, (1280, 960), k1=-0.2)
+    calibration = Calibration.load(write_json(tmp_path, camera.calibration()))
+    calibration.save(tmp_path / "again.json")
+    again = Calibration.load(tmp_path / "again.json")
+    assert np.array_equal(again.camera_matrix, calibration.camera_matrix)
+    assert np.array_equal(again.dist_coeffs, calibration.dist_coeffs) and again.image_size == (1280, 960)
+
+
 def test_undistort_straightens_the_frame() -> None:
     mat = KIT.mat("tuned")
     camera = synth.look_down(500, 0, 0, 0, (90, 90), 68, (640, 480), k1=-0.25)
