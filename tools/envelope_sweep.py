@@ -125,11 +125,7 @@ def write_one(out: Path, game: str, variant: str | None, seed: int, timing: Timi
     renderer, camera, light = seeing_renderer(game, variant, seed, kit)
     script = script_for(game, variant, whole_game(get_game(game, variant), seed))
     target = out / name_of(game, variant, seed)
-    summary = write_recording(target, script, renderer, seed=seed, timing=timing)
-    if told_kit is not None:
-        (target / "kit.toml").unlink(missing_ok=True)
-        spec = json.loads((target / "game.json").read_text(encoding="utf-8"))
-        (target / "game.json").write_text(json.dumps({**spec, "kit": told_kit}), encoding="utf-8")
+    summary = write_recording(target, script, renderer, seed=seed, timing=timing, told_kit=told_kit)
     look = {"camera": asdict(camera), "light": asdict(light), "wall_mm": kit.pyramid_wall_mm,
             "cube_mm": kit.pieces["block-block"]["cube"].size_mm[0]}
     (target / "look.json").write_text(json.dumps(look, indent=1), encoding="utf-8")

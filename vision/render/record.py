@@ -306,15 +306,16 @@ def _kit_entry(folder: Path, kit: Kit) -> str:
 
 
 def write_recording(out_dir: str | Path, script: Script, renderer: Renderer, *, seed: int = 0,
-                    timing: Timing = Timing(), events: bool = True) -> dict[str, Any]:
-    """Films a script into a new recorded-game directory; returns a summary. Writes nothing on failure."""
+                    timing: Timing = Timing(), events: bool = True, told_kit: str | None = None) -> dict[str, Any]:
+    """Films a script into a new recorded-game directory; returns a summary. Writes nothing on
+    failure. told_kit: the bundled kit game.json names instead of the kit filmed."""
     path = _target(out_dir)
     plan = Planner(renderer, timing, seed).run(script)
     work = Path(tempfile.mkdtemp(prefix=f".{path.name}-", dir=path.parent))
     try:
         _write_frames(work, renderer, plan.shots, timing.fps)
         _write_json(work / "game.json", {"game": script.game, "variant": script.variant,
-                                         "kit": _kit_entry(work, renderer.kit)})
+                                         "kit": told_kit or _kit_entry(work, renderer.kit)})
         if events:
             lines = "".join(json.dumps(event) + "\n" for event in plan.events)
             (work / "events.jsonl").write_text(lines, encoding="utf-8")
