@@ -25,20 +25,21 @@ epsilon)). Only cells whose label differs from the current view matter, so each 
 scored by its difference from the no-change hypothesis, and each (cell, label) term is computed
 once. A faint change (vision/expect.py `faint_pair`: a Blockade pyramid leaving one of its colour
 it was nested in, or coming onto one of its colour and size, or a Small onto one of its colour,
-which the camera all but cannot see go or come) that the reading doubts by less than
-`faint_limit` nats counts in the score but does not spoil the fit of a single move: the place
-that shows (where the piece now stands, or the square it left), and the margin over every other
-explanation decide. No change of a sequence of moves is faint (a change that needs several moves
-is explained strictly). Explanations within the margin that differ only by faint changes on
-squares that did not clearly change (a Small gone onto one of two towers of its colour, neither
-seen to grow) look alike: when the best is LOOK_ALIKE_ODDS times as likely as the others
-together, the verdict is a move with all of them, which read_change asks about and a belief
+which the camera all but cannot see go or come) that the reading doubts by less than `faint_limit`
+nats counts in the score but does not spoil the fit of a single move, nor sink it where its square
+did not clearly change (a single move fits when what the camera sees of it beats no change by
+`cell_margin`): the place that shows (where the piece now stands, or the square it left), and the
+margin over every other explanation decide. No change of a sequence of moves is faint (a change
+that needs several moves is explained strictly). Explanations within the margin that differ only by
+faint changes on squares that did not clearly change (a Small gone onto one of two towers of its
+colour, neither seen to grow) look alike: when the best is LOOK_ALIKE_ODDS times as likely as the
+others together, the verdict is a move with all of them, which read_change asks about and a belief
 keeps (vision/belief.py); else they are asked about. Only moves that leave or reach a cell still
 unexplained are tried. Blockade players move several pieces in a turn: when no single move fits,
-sequences of up to 3 piece moves are tried, extending only partial sequences that explained
-changed cells without spoiling any (the `beam` explaining most, then scoring best); among
-sequences that look the same the shortest are kept, so one piece moved twice between two still
-frames reads as one move.
+sequences of up to 3 piece moves are tried, extending only partial sequences that explained changed
+cells without spoiling any (the `beam` explaining most, then scoring best); among sequences that
+look the same the shortest are kept, so one piece moved twice between two still frames reads as one
+move.
 When a question goes unanswered, vision/belief.py keeps its candidates and, if the next change
 fits no single move, tries each candidate followed by one move (`extensions`).
 Pure: no OpenCV, no I/O.
@@ -204,10 +205,18 @@ class Scorer:
         return tuple((square, label) for square, label in diff
                      if square in self.changed or not faint_pair(self.seen.game, self.current[square], label))
 
+    def score(self, diff: Diff) -> float:
+        """Returns a difference's score over no change."""
+        return sum(self.term(s, label) - self.term(s, self.current[s]) for s, label in diff)
+
+    def clearly(self, diff: Diff) -> bool:
+        """Tells whether a difference beats no change by a cell's margin."""
+        return self.score(diff) >= self._cell_margin
+
     def judge(self, diff: Diff, strict: bool = False) -> tuple[float, frozenset[str]]:
         """Returns a view's score over no change and the squares it leaves contradicted (a faint
         change the reading is not sure of counts only in the score, unless `strict`)."""
-        score = sum(self.term(s, label) - self.term(s, self.current[s]) for s, label in diff)
+        score = self.score(diff)
         touched = {square for square, _ in diff}
         misfit = {square for square, label in diff
                   if self.contradicts(square, label) and (strict or not self.faintly(square, label))}
@@ -226,11 +235,15 @@ class Hypothesis:
     misfit: frozenset[str]
     gain: float = 0.0  # score over the sequence one move shorter
     look: Diff = ()  # the difference the camera sees (Scorer.look)
+    clear: bool = False  # what the camera sees of it beats no change by a cell's margin
 
     @property
     def fits(self) -> bool:
-        """Tells whether the view explains every changed cell and contradicts none."""
-        return not self.misfit and self.score > 0.0
+        """Tells whether the view explains every changed cell, contradicts none, and beats no
+        change, or what the camera sees of it clearly does (a single move's faint change on a
+        square that did not clearly change, which the camera all but cannot see, cannot sink a
+        move that shows clearly elsewhere)."""
+        return not self.misfit and (self.score > 0.0 or self.clear)
 
 
 def view_of(game: Game[Any, Any], state: Any) -> dict[str, str]:
@@ -288,9 +301,11 @@ def _children(game: Game[Any, Any], parent: Hypothesis, scorer: Scorer, seen: se
         diff = scorer.diff(view_of(game, state))
         if diff == parent.diff:
             continue  # the camera cannot see this move
-        score, misfit = scorer.judge(diff, strict=bool(parent.moves))  # faint: single moves only
+        strict = bool(parent.moves)  # faint: single moves only
+        score, misfit = scorer.judge(diff, strict)
+        look = scorer.look(diff)
         yield Hypothesis(parent.moves + (str(move),), state, diff, score, misfit,
-                         score - parent.score, scorer.look(diff))
+                         score - parent.score, look, not strict and scorer.clearly(look))
 
 
 def extensions(game: Game[Any, Any], state: Any, scorer: Scorer,

@@ -296,6 +296,18 @@ def test_a_small_put_into_a_small_of_its_colour_is_read_from_the_square_it_left(
     assert read_change(game, state, Observation("blockade", cells)).kind == "illegal"  # surely not there
 
 
+def test_a_small_onto_a_small_of_its_colour_is_read_by_its_target_though_its_source_looks_kept() -> None:
+    game = get_game("blockade")
+    state = game.play_all(["roll:b2g2"])
+    cells = {square: CellSeen.sure(label) for square, label in view_of(game, state).items()}
+    cells["d3"] = CellSeen.from_probs({"blue-S/blue-L": 0.906, "blue-L": 0.041})  # 3.1 nats against
+    cells["d4"] = CellSeen.from_probs({"blue-S/blue-S/blue-L": 0.86, "blue-S/blue-L": 0.095})  # 2.2 for
+    reading = read_change(game, state, Observation("blockade", cells))
+    assert (reading.kind, reading.moves) == ("move", ("d3-d4",))
+    cells["d3"] = CellSeen.from_probs({"blue-S/blue-L": 0.9999, "blue-L": 0.0001})  # surely kept
+    assert read_change(game, state, Observation("blockade", cells)).kind == "illegal"
+
+
 def test_a_small_put_on_a_medium_of_its_colour_is_read_from_the_square_it_left() -> None:
     game = get_game("blockade")
     state = game.play_all(["roll:b2g2"])
