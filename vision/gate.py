@@ -11,7 +11,9 @@ the table may look like skin, so colours the still scene already had around ther
 Once nothing moves, a change that lies wholly in the band beyond the board (`beyond`, set by the
 caller from the board's size and the region's margin) hides no square, so it does not count as
 covering: a piece taken from a reserve beside the board, or one nudged there, leaves such a
-change. Any other motion, and the first frames after it, is MOVING. After
+change; nor does one that came in arm-wide but where it meets the edge now shows what the rest
+of the edge shows (the table: a reserve piece's gap, joined to the change of a piece put down at
+the board's edge or its shadow, is no arm). Any other motion, and the first frames after it, is MOVING. After
 `still_frames` frames without motion the scene is STILL, and on that frame the gate emits a
 StillEvent: the moment to take an observation. A scene that held still for one frame fewer (three
 frames showing it, the first still differing from the moving one before) and then moved again was
@@ -43,6 +45,8 @@ GAIN_TRIGGER = 0.05  # below this raw changed fraction the light is taken as unc
 LOG_SLACK = 0.15
 SKIN_CR = (135, 180)
 SKIN_CB = (85, 135)
+MAD_SIGMA = 1.4826  # a normal spread's standard deviation over its median absolute deviation
+TABLE_SIGMAS, TABLE_SHARE = 3.0, 0.8  # how near the unchanged rim's colour, and how much of a change at the rim
 
 
 class GateError(ValueError):
@@ -307,12 +311,27 @@ class SceneGate:
         for label in range(1, count):
             area = int(stats[label, cv2.CC_STAT_AREA])
             big = area >= self.settings.cover_fraction * mask.size
-            reaching = label in arms and area >= least
+            reaching = label in arms and area >= least and not (
+                self._since_motion and self._shows_beyond(labels == label, colour, mask, rim))
             skinny = (label in entering and skin_new is not None and area >= self.settings.min_blob_px
                       and float(skin_new[labels == label].mean()) >= self.settings.skin_fraction)
             if (big or reaching or skinny) and not (self._since_motion and self._off_board(stats[label])):
                 return True
         return False
+
+    def _shows_beyond(self, region: Mask, colour: Image, changed: Mask, rim: Mask) -> bool:
+        """Tells whether a changed region now shows, where it meets the rim, what the unchanged
+        rim shows (the table beyond the board): a piece was taken away there, not an arm come in."""
+        part, plain = region & rim, rim & ~changed
+        if np.count_nonzero(plain) < self.settings.min_blob_px or not part.any():
+            return False
+        channels = colour.shape[2] if colour.ndim == 3 else 1
+        table = colour[plain].reshape(-1, channels).astype(np.float32)
+        here = colour[part].reshape(-1, channels).astype(np.float32)
+        centre = np.median(table, axis=0)
+        spread = np.median(np.abs(table - centre), axis=0) * MAD_SIGMA
+        near = np.all(np.abs(here - centre) <= np.maximum(self.settings.diff_level, TABLE_SIGMAS * spread), axis=1)
+        return float(near.mean()) >= TABLE_SHARE
 
     def _off_board(self, box: NDArray[np.int32]) -> bool:
         """Tells whether a changed region's box (x, y, w, h) lies wholly in the band beyond the board."""

@@ -16,6 +16,7 @@ AFTER = board(((2, 2, (60, 120, 200)), (6, 1, (40, 40, 40)), (4, 4, (90, 60, 38)
 EDGE = leaning(board(((2, 2, (60, 120, 200)), (6, 1, (40, 40, 40)), (0, 4, (90, 60, 38)))), 160, 8, (70, 50, 35))
 WARM = (0.8, 0.96, 1.15)  # a 2700 K lamp's tint, under which the mat reads as skin
 NEUTRAL = (1.0, 1.0, 1.0)
+TABLE, TABLE_BAND = (60, 95, 120), 24  # a wooden table beyond the board, and how wide it shows
 
 
 Events = list[tuple[int, StillEvent]]
@@ -251,6 +252,38 @@ def test_a_still_change_wholly_beyond_the_board_covers_nothing(beyond: float, ex
     frames = [with_hand(full, 80, row=300), with_hand(taken, 60, row=300)] + [taken] * 5
     states, _ = run(gate, frames)
     assert states == expected
+
+
+def on_table(image: np.ndarray, reserve: bool = False) -> np.ndarray:
+    """Returns a board region whose outer band beyond the board shows a table (TABLE_BAND pixels
+    wide), with a row of reserve pieces in its bottom band if asked."""
+    out = image.copy()
+    for band in (np.s_[:TABLE_BAND], np.s_[-TABLE_BAND:]):
+        out[band, :], out[:, band] = TABLE, TABLE
+    if reserve:
+        out[-TABLE_BAND + 4:-4, 60:300] = (40, 40, 40)
+    return out
+
+
+def test_a_reserve_taken_beside_a_piece_put_at_the_edge_covers_nothing_once_still() -> None:
+    full, taken = on_table(START, reserve=True), on_table(START)
+    placed = taken.copy()
+    placed[-60:-TABLE_BAND + 4, 100:150] = (40, 40, 40)  # put down at the board's edge, its shadow reaching the gap
+    gate = SceneGate()
+    gate.beyond = TABLE_BAND / START.shape[0]
+    settled(gate, full)
+    frames = [with_hand(full, 80, row=300), with_hand(placed, 60, row=300)] + [placed] * 5
+    states, events = run(gate, frames)
+    assert states == [C, C, C, M, M, S, S] and [index for index, _ in events] == [5]
+
+
+def test_an_arm_resting_where_a_reserve_was_taken_stays_covered() -> None:
+    full, taken = on_table(START, reserve=True), on_table(START)
+    gate = SceneGate()
+    gate.beyond = TABLE_BAND / START.shape[0]
+    settled(gate, full)
+    states, events = run(gate, [with_hand(full, 80, row=300)] + [with_hand(taken, 120, row=300)] * 6)
+    assert states == [C] * 7 and events == []
 
 
 def _plain_gain(gate: SceneGate, now: np.ndarray, before: np.ndarray) -> np.ndarray:
