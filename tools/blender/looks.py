@@ -48,6 +48,22 @@ LOOKS: dict[str, Look] = {
                         vignette=0.35, blur_px=0.6, read_noise=3.5, shot_noise=4.5, jpeg_quality=75),
              LightSpec(kelvin=4000, lux=170, sources=((320.0, 50.0, 1.0), (140.0, 70.0, 0.6)), ambient=0.3,
                        shadow_blur_mm=14, awb=0.5, table_rgb=(40, 42, 48))),
+    # Held-out looks: no committed fixture uses them; whole games under them are rendered with
+    # `record(Spec(...))` to check looks the vision was never tuned on (README, Known limits).
+    "edge-high": (CameraSpec(height_mm=790, tilt_deg=18, azimuth_deg=75, roll_deg=-140, hfov_deg=52,
+                             size=(1024, 768), k1=-0.22, vignette=0.3, read_noise=2.5, shot_noise=3.5,
+                             jpeg_quality=77),
+                  LightSpec(kelvin=2900, lux=220, sources=((80.0, 45.0, 1.0), (260.0, 60.0, 0.5)), ambient=0.3,
+                            shadow_blur_mm=12, awb=0.55, table_rgb=(95, 70, 50))),
+    "edge-low": (CameraSpec(height_mm=460, tilt_deg=4, azimuth_deg=280, roll_deg=120, hfov_deg=69,
+                            size=(800, 600), k1=-0.04, vignette=0.1, read_noise=1.0, shot_noise=2.0,
+                            jpeg_quality=90),
+                 LightSpec(kelvin=6400, lux=950, sources=((170.0, 75.0, 1.0),), ambient=0.45, shadow_blur_mm=5,
+                           awb=0.8, table_rgb=(160, 158, 150))),
+    "mid-odd": (CameraSpec(height_mm=680, tilt_deg=19, azimuth_deg=190, roll_deg=10, hfov_deg=50, k1=-0.15,
+                           vignette=0.25, blur_px=0.5, read_noise=3.0, shot_noise=4.0, jpeg_quality=75),
+                LightSpec(kelvin=4200, lux=160, lux_end=190, sources=((330.0, 55.0, 1.0), (150.0, 40.0, 0.5)),
+                          ambient=0.3, shadow_blur_mm=14, awb=0.5, table_rgb=(60, 60, 64))),
 }
 SPECS = (
     Spec("block-arena-9x9-real-warm", "block-arena", "9x9", "warm", 27, 80, full=True),
