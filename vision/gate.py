@@ -2,10 +2,10 @@
 
 Each frame of the board region is shrunk to a small grayscale image (160x120 by default) and
 compared with the previous frame (motion) and with the last still scene (what changed). A
-changed region that comes in from beyond the view (the image's edge, or the black fill where
-the region runs past the camera's view) as wide as an arm, or is skin-coloured there where the
-still scene was not, or is very large, is a hand or an arm: COVERED. A narrower change there is
-a piece taken from beside the board or a piece's lean or shadow (the region should reach far
+changed region that comes in from beyond the view (the image's edge, or the black fill where the
+region runs past the camera's view) as wide as an arm, or is skin-coloured there where the still
+scene was not, or is very large, is a hand or an arm: COVERED. A narrower change there is a
+piece taken from beside the board or a piece's lean or shadow (the region should reach far
 enough past the grid that pieces on it cannot cross its edge); under a warm light the mat and
 the table may look like skin, so colours the still scene already had around there say nothing.
 Once nothing moves, a change that lies wholly in the band beyond the board (`beyond`, set by the
@@ -13,14 +13,14 @@ caller from the board's size and the region's margin) hides no square, so it doe
 covering: a piece taken from a reserve beside the board, or one nudged there, leaves such a
 change; nor does one that came in arm-wide but where it meets the edge now shows what the rest
 of the edge shows (the table: a reserve piece's gap, joined to the change of a piece put down at
-the board's edge or its shadow, is no arm). Any other motion, and the first frames after it, is MOVING. After
-`still_frames` frames without motion the scene is STILL, and on that frame the gate emits a
-StillEvent: the moment to take an observation. A scene that held still for one frame fewer (three
-frames showing it, the first still differing from the moving one before) and then moved again was
-still all the same: on the moving frame the gate emits a `late` StillEvent for the frame before,
-so a recording with short pauses between moves is not read as one long change. A change of light
-(a change spread over the whole image that one smooth gain explains) is not motion: the gate
-re-references and carries on.
+the board's edge or its shadow, is no arm). Any other motion, and the first frames after it, is
+MOVING. After `still_frames` frames without motion the scene is STILL, and on that frame the
+gate emits a StillEvent: the moment to take an observation. A scene that held still for one
+frame fewer (three frames showing it, the first still differing from the moving one before) and
+then moved again was still all the same: on the moving frame the gate emits a `late` StillEvent
+for the frame before, so a recording with short pauses between moves is not read as one long
+change. A change of light (a change spread over the whole image that one smooth gain explains)
+is not motion: the gate re-references and carries on.
 """
 
 from __future__ import annotations
