@@ -26,7 +26,8 @@ When it asks (an `ambiguous` reading; the belief does not change until the playe
 with `choose`, except that a question between different-looking moves keeps its candidates in
 `asked`: when the next change fits no single move, each candidate followed by one move is tried,
 so a question nobody answers costs no later move; a later look answers it with one of its own
-candidates only by SETTLE_MARGINS margins, else the question is asked again): when the change is
+candidates, or with one the question did not favour followed by a move, only by SETTLE_MARGINS
+margins, else the question is asked again): when the change is
 explained in some members and, in another member, every way to make it is illegal (the next
 move's legality differs and the camera cannot settle it); when the winning explanations look
 different but are within the margin (as read_change asks); and when keeping every look-alike
@@ -148,13 +149,15 @@ class Belief:
         return self._narrow(verdict, scorer)
 
     def _barely_settles(self, verdict: Verdict) -> bool:
-        """Tells whether a move reading answers the question left unanswered with one of its
-        candidates by less than SETTLE_MARGINS margins: a look that found them too close once
-        must now tell them apart clearly, not tip between them (a question asked again and
-        again over a stale position tips at random)."""
+        """Tells whether a move reading answers the question left unanswered by less than
+        SETTLE_MARGINS margins, with one of its candidates alone or with one the question did
+        not favour followed by the next move: a look that found them too close once must now
+        tell them apart clearly, not tip between them (a question asked again and again over a
+        stale position tips at random, and a look that also holds the next move reads the
+        column it asked about no better than the look that asked)."""
         if not self.asked or verdict.margin is None or verdict.margin >= SETTLE_MARGINS * self.settings.margin:
             return False
-        return any(moves in self.asked for moves in distinct_moves(verdict.entries))
+        return any(moves in self.asked or moves[:-1] in self.asked[1:] for moves in distinct_moves(verdict.entries))
 
     def _unmissed(self) -> Belief:
         """Returns the belief without the illegal changes' explanations (the board is back as

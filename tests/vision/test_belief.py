@@ -359,6 +359,38 @@ def test_a_later_look_that_barely_favours_a_candidate_asks_again() -> None:
     assert after == belief
 
 
+def tuned_after_question(b2: dict[str, float]) -> tuple[Belief, Observation]:
+    """Returns the belief after a cat-or-dog question on b2 (cat favoured) and a later look
+    reading b2 with some probabilities and a new donkey on c3."""
+    game, belief, _ = tuned_unsure_then({})
+    state = game.play_all(["+donkey@a1"])
+    cells = {s: CellSeen.sure(label) for s, label in view_of(game, state).items()}
+    cells["b2"], cells["c3"] = CellSeen.from_probs(b2), CellSeen.sure("donkey")
+    return belief, Observation("tuned", cells)
+
+
+def test_the_next_move_does_not_barely_overturn_the_question_it_answers() -> None:
+    # The question leaned to a bar3 on a5; the next look, holding the next move, read a bar4 by
+    # 5.3 nats and took it with the move: a false move (random-look BLOCK.BLOCK seed 704).
+    belief, seen = tuned_after_question({"dog": 0.97, "cat": 0.03})  # 3.5 nats for the dog
+    reading, after = belief.read(seen)
+    assert reading.kind == "ambiguous" and reading.candidates == (("+cat@b2",), ("+dog@b2",))
+    assert after == belief
+
+
+def test_the_next_move_answers_the_question_with_its_favourite_by_a_margin() -> None:
+    belief, seen = tuned_after_question({"cat": 0.97, "dog": 0.03})
+    reading, after = belief.read(seen)
+    assert reading.kind == "move" and reading.moves == ("+cat@b2", "+donkey@c3")
+    assert after.certain and after.asked == ()
+
+
+def test_the_next_move_overturns_the_question_by_two_margins() -> None:
+    belief, seen = tuned_after_question({"dog": 0.9995, "cat": 0.0005})  # 7.6 nats for the dog
+    reading, _ = belief.read(seen)
+    assert reading.kind == "move" and reading.moves == ("+dog@b2", "+donkey@c3")
+
+
 def test_a_later_look_that_clearly_shows_a_candidate_answers_the_question() -> None:
     game, belief, seen = tuned_unsure_then({})
     reading, after = belief.read(seen)
