@@ -19,7 +19,7 @@ from vision.observe import block_arena
 from vision.observe import synthesis as synthesis_module
 from vision.observe.calibrate import light_on, register
 from vision.observe.casting import FACES, MISS, directions_to, shape_exits, surface_code, within_reach
-from vision.observe.geometry import Geometry
+from vision.observe.geometry import Geometry, ranks_in
 from vision.observe.reading import RayCosts, geometry_for, near_cells, place_rays, reread_geometry
 from vision.observe.synthesis import (Frame, Synthesis, headroom, matte_costs, prototypes_of, shade_costs, side_density,
                                       top_density)
@@ -212,3 +212,16 @@ def test_costs_tabled_for_several_sets_of_codes_at_once_are_those_tabled_one_by_
     together = RayCosts(synthesis, colours, prototypes).totals(sets)
     alone = RayCosts(synthesis, colours, prototypes)
     assert together == [alone.total(codes) for codes in sets]
+
+
+def test_ranks_are_where_keys_stand_among_the_known_and_minus_one_elsewhere() -> None:
+    known = np.array([2, 5, 9, 40])
+    keys = np.array([[9, 2, 3], [40, -1, 41]], np.int32)
+    assert ranks_in(known, keys).tolist() == [[2, 0, -1], [3, -1, -1]]
+    rng = np.random.default_rng(5)
+    known = np.unique(rng.integers(0, 5000, 800))
+    keys = rng.integers(-10, 5100, (3, 400)).astype(np.int32)
+    where = np.minimum(np.searchsorted(known, keys), len(known) - 1)
+    expected = np.where(known[where] == keys, where, -1)
+    assert np.array_equal(ranks_in(known, keys), expected)
+    assert ranks_in(np.zeros(0, np.int64), keys).tolist() == np.full(keys.shape, -1).tolist()
