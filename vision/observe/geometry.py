@@ -151,10 +151,9 @@ class Geometry:
 def ranks_in(known: NDArray[np.int_], keys: Pairs) -> NDArray[np.int_]:
     """Returns where each key stands in some distinct keys (-1 where it is not there): a table
     over the keys' range, quicker than a binary search for the tens of thousands asked each time."""
-    table = np.full(int(known.max(initial=-1)) + 1, -1, np.int_)
+    table = np.full(int(known.max(initial=-1)) + 2, -1, np.int_)  # its last entry stays -1 for keys out of range
     table[known] = np.arange(len(known))
-    inside = (keys >= 0) & (keys < len(table))
-    return np.where(inside, table[np.where(inside, keys, 0)] if len(table) else -1, -1)
+    return np.asarray(table[np.clip(keys, -1, len(table) - 1)], np.int_)
 
 
 def fresh_pairs(geometry: Geometry, rows: NDArray[np.int_], surfaces: int) -> tuple[NDArray[np.int_], Pairs, Pairs]:
