@@ -83,6 +83,12 @@ def second_look_for(game: str) -> bool:
     return bool(getattr(observer_module(game), "SECOND_LOOK", False))
 
 
+def lens_from_markers_for(game: str) -> bool:
+    """Tells whether a game's board fix, without a lens calibration, corrects the distortion the
+    markers tell (vision.radial; its observer module's LENS_FROM_MARKERS, True unless it says so)."""
+    return bool(getattr(observer_module(game), "LENS_FROM_MARKERS", True))
+
+
 def anticipator_for(game: str) -> Anticipator | None:
     """Returns a game's observer's `anticipate` (vision.observe.reading.anticipate), if it has one."""
     found: Anticipator | None = getattr(observer_module(game), "anticipate", None)
@@ -135,7 +141,8 @@ class Pipeline:
         """Sets up the board tracker, gate, observer and memory for the session's game."""
         game = self.session.game
         self._game_key = game.key
-        self.tracker = BoardTracker(self.kit, self.kit.mat(game.name, game.variant), self.calibration)
+        self.tracker = BoardTracker(self.kit, self.kit.mat(game.name, game.variant), self.calibration,
+                                    estimate_lens=lens_from_markers_for(game.name))
         self.gate = SceneGate()
         self.lifts = LiftWatch(self.kit)
         self.view, self.last_frame, self._place, self._still, self._settled = None, None, None, None, None

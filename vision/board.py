@@ -23,6 +23,7 @@ from vision.frames import Image, Size, require_image
 from vision.kit import Kit, Mat, board_to_page
 from vision.markers import (FloatArray, MarkerDetector, Markers, MarkerTemplate, fit_homography,
                             marker_template, match_template, project, read_game)
+from vision.radial import Radial, estimate_radial
 
 DISTORTION_LENGTHS = (4, 5, 8, 12, 14)
 UNDISTORT_CRITERIA = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 50, 1e-4)
@@ -41,11 +42,21 @@ class Calibration:
     """A camera's intrinsics and distortion, scaled to each frame size, with cached maps."""
 
     def __init__(self, camera_matrix: Any, dist_coeffs: Any, image_size: Any = None,
-                 source: str = "calibration") -> None:
+                 source: str = "calibration", focal_known: bool = True) -> None:
         self.camera_matrix = _camera_matrix(camera_matrix, source)
         self.dist_coeffs = _dist_coeffs(dist_coeffs, source)
         self.image_size = None if image_size is None else _size(image_size, source)
+        self.focal_known = focal_known
         self._maps: dict[Size, tuple[Image, Image]] = {}
+
+    @classmethod
+    def radial_only(cls, radial: Radial, size: Size) -> Calibration:
+        """Returns the distortion a frame's markers tell (vision.radial) as a calibration whose
+        focal length is not known (its matrix's is the frame's width, which the strength is on)."""
+        width, height = size
+        matrix = [[float(width), 0.0, (width - 1) / 2], [0.0, float(width), (height - 1) / 2], [0.0, 0.0, 1.0]]
+        return cls(matrix, [radial.strength, 0.0, 0.0, 0.0, 0.0], [width, height],
+                   "the lens the markers tell", focal_known=False)
 
     @classmethod
     def load(cls, path: str | Path) -> Calibration:
@@ -163,6 +174,12 @@ class BoardView:
         self._markers: dict[int, FloatArray] | None = None
         self._templates: dict[int, MarkerTemplate] | None = None
         self._maps: dict[tuple[float, float], tuple[Image, Image]] = {}
+
+    @property
+    def lens_known(self) -> bool:
+        """Tells whether the lens's focal length is known (a calibration given, not only the
+        distortion the markers tell)."""
+        return self.calibration is not None and self.calibration.focal_known
 
     def to_image(self, points_mm: Any) -> FloatArray:
         """Returns the frame pixels (distortion included) of board points in mm (N x 2)."""
@@ -299,9 +316,11 @@ class BoardTracker:
     """Keeps the board's homography over a stream of frames of one size (see the module doc)."""
 
     def __init__(self, kit: Kit, mat: Mat | None = None, calibration: Calibration | None = None, *,
-                 confirm_frames: int = 2, tolerance_px: float = 2.0, full_every: int = 15) -> None:
+                 confirm_frames: int = 2, tolerance_px: float = 2.0, full_every: int = 15,
+                 estimate_lens: bool = True) -> None:
         _check_settings(confirm_frames, tolerance_px, full_every)
         self.kit, self.mat, self.calibration = kit, mat, calibration
+        self.estimate_lens = estimate_lens
         self.confirm_frames, self.tolerance_px = confirm_frames, tolerance_px
         self.full_every = full_every
         self._detector = MarkerDetector(kit)
@@ -349,18 +368,30 @@ class BoardTracker:
 
     def _fit(self, mat: Mat, markers: Markers, size: Size,
              prior: BoardView | None = None) -> BoardView | None:
-        """Returns a new fix from the markers seen (helped by a prior), or None if too few fit."""
-        seen = markers
-        if self.calibration is not None:
-            undistort = self.calibration.undistort_points
-            seen = {key: undistort(value, size) for key, value in markers.items()}
+        """Returns a new fix from the markers seen (helped by a prior), or None if too few fit;
+        without a calibration, the lens's distortion is the one the markers tell (if they do)."""
         guess = prior.homography if prior is not None and prior.mat == mat else None
         board = self.kit.marker_corners(mat)
+        lens = self.calibration or self._lens_told(board, markers, size, guess)
+        seen = markers
+        if lens is not None:
+            seen = {key: lens.undistort_points(value, size) for key, value in markers.items()}
         fit = fit_homography(board, seen, guess)
         if fit is None or fit.rms_px > self.tolerance_px:
             return None
         mine = {key: value for key, value in markers.items() if key in board}
-        return BoardView(self.kit, mat, fit.homography, size, self.calibration, fit.used, mine)
+        return BoardView(self.kit, mat, fit.homography, size, lens, fit.used, mine)
+
+    def _lens_told(self, board: Markers, markers: Markers, size: Size,
+                   guess: FloatArray | None) -> Calibration | None:
+        """Returns the distortion the markers tell (vision.radial), if asked to and they tell it."""
+        if not self.estimate_lens:
+            return None
+        fit = fit_homography(board, markers, guess)
+        if fit is None or fit.rms_px > self.tolerance_px:
+            return None
+        radial = estimate_radial(board, markers, fit.homography, size)
+        return None if radial is None else Calibration.radial_only(radial, size)
 
     def _acquire(self, image: Image, size: Size) -> BoardFix:
         """Returns the first fix found in the whole frame, or SEARCHING saying what is missing."""

@@ -87,7 +87,8 @@ def homography_focal(view: BoardView) -> float | None:
 
 def focal_spread(view: BoardView, samples: int = FOCAL_SAMPLES) -> float:
     """Returns how far (log focal length) the homography's focal length moves when the markers'
-    corners move by their own misfit to it (at least FOCAL_NOISE_PX): half the 16-84 % range
+    corners (without the lens's distortion, when known) move by their own misfit to it (at least
+    FOCAL_NOISE_PX): half the 16-84 % range
     over seeded refits, infinite when a sixth of them or more tell no focal length."""
     corners = view.kit.marker_corners(view.mat)
     seen = [key for key in view.observed if key in corners]
@@ -96,6 +97,8 @@ def focal_spread(view: BoardView, samples: int = FOCAL_SAMPLES) -> float:
     board = np.vstack([corners[key] for key in seen]).astype(np.float64)
     pixels = np.vstack([view.observed[key] for key in seen]).astype(np.float64)
     noise = max(FOCAL_NOISE_PX, float(np.sqrt(((view.to_image(board) - pixels) ** 2).sum(axis=1).mean())))
+    if view.calibration is not None:
+        pixels = view.calibration.undistort_points(pixels, view.frame_size)
     return _spread(board.tobytes(), pixels.tobytes(), noise, frame_centre(view), samples)
 
 
@@ -128,7 +131,7 @@ def lens_matrix(view: BoardView, focal_px: float) -> FloatArray:
 def intrinsics(view: BoardView, hfov_deg: float) -> FloatArray:
     """Returns the camera matrix: the calibration's; else the focal length the homography
     implies when it is well determined and plausible (40-85 degrees); else the FOV prior."""
-    if view.calibration is not None:
+    if view.calibration is not None and view.lens_known:
         return np.asarray(view.calibration.matrix_for(view.frame_size), np.float64)
     focal = homography_focal(view)
     return lens_matrix(view, focal_from_hfov(view.frame_size[0], hfov_deg) if focal is None else focal)

@@ -17,7 +17,7 @@ import pytest
 
 from bench.accuracy_bench import true_lens
 from pi.camera.recorded import RecordedSource
-from pi.pipeline import Pipeline
+from pi.pipeline import Pipeline, lens_from_markers_for
 from pi.recording import load_recording
 from pi.replay import drive, open_session
 from rules import get_game
@@ -115,6 +115,17 @@ def test_the_lens_calibration_reaches_the_board_tracker(recording: Path, tmp_pat
     lens = true_lens(json.loads((recording / "truth.json").read_text()))
     records, session = run(recording, tmp_path, calibration=lens)
     assert session.moves == MOVES and not [r for r in records if "alert" in r]
+
+
+def test_without_a_calibration_the_board_fix_corrects_the_distortion_the_markers_tell(
+        recording: Path, tmp_path: Path) -> None:
+    assert lens_from_markers_for("block-pt") and not lens_from_markers_for("block-block")
+    loaded = load_recording(recording)
+    pipeline = Pipeline(open_session(loaded, tmp_path / "journal.sqlite"), kit_named(), lambda record: None)
+    drive(pipeline, loaded, RecordedSource(recording))
+    view = pipeline.tracker.view
+    assert view is not None and view.calibration is not None and not view.lens_known
+    assert pipeline.session.moves == MOVES
 
 
 def test_frames_the_lens_calibration_does_not_fit_raise_one_alert_and_no_move(recording: Path, tmp_path: Path) -> None:

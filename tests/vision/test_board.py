@@ -76,10 +76,22 @@ def test_without_calibration_distortion_costs_accuracy_that_calibration_restores
     mat = KIT.mat("tuned")
     camera = synth.look_down(600, 12, 40, 10, (90, 90), 65, (1280, 960), k1=-0.25)
     frame = frame_of(camera, mat, 2)
-    plain = BoardTracker(KIT, mat).update(frame)
+    plain = BoardTracker(KIT, mat, estimate_lens=False).update(frame)
     calibrated = BoardTracker(KIT, mat, Calibration(**camera.calibration())).update(frame)
     assert grid_error(calibrated.view, camera, mat) < 1.0
     assert grid_error(plain.view, camera, mat) > 2 * grid_error(calibrated.view, camera, mat)
+
+
+def test_without_calibration_the_markers_tell_the_distortion_but_not_the_focal_length() -> None:
+    mat = KIT.mat("tuned")
+    camera = synth.look_down(600, 12, 40, 10, (90, 90), 65, (1280, 960), k1=-0.25)
+    frame = frame_of(camera, mat, 2)
+    view = BoardTracker(KIT, mat).update(frame).view
+    assert view is not None and view.calibration is not None and not view.lens_known
+    width, focal = camera.size[0], float(camera.K[0, 0])
+    assert view.calibration.dist_coeffs[0] == pytest.approx(-0.25 * (width / focal) ** 2, abs=0.03)
+    assert grid_error(view, camera, mat) < 2 * grid_error(
+        BoardTracker(KIT, mat, Calibration(**camera.calibration())).update(frame).view, camera, mat)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 8])

@@ -46,6 +46,9 @@ from vision.observe.context import ObserveError, Scene
 from vision.pose import CameraPlace
 
 SECOND_LOOK = True  # a frame read as illegal is read again under the nearest legal moves (pi.pipeline)
+LENS_FROM_MARKERS = False  # the board fix leaves the lens's distortion uncorrected without a calibration:
+# the camera place fitted along the focal family on a fix with the distortion the markers tell went
+# far too low (the committed realistic fixtures read 12 and 1 moves of 21, against 21 and 21)
 LEVELS_AHEAD = 4  # a bar4 stood upright adds four cubes to one column
 HALF_SIDE_MM, JOIN_MM = 12.75, 0.5  # half a footprint; cubes of one block join over the 1 mm gap
 PRINT_TOLERANCE_MM = 1.0  # how far off a ray may meet the printed mat (markers count within it)

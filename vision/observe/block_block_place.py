@@ -52,7 +52,7 @@ class Placing:
 
 def family_place(view: BoardView, anchor: CameraPlace, focal: float, offset: tuple[float, float]) -> CameraPlace:
     """Returns the place on the view's family at a log focal length over the anchor's, moved sideways."""
-    if view.calibration is not None:
+    if view.lens_known:
         return anchor
     base = place_for_focal(view, anchor.focal_px * math.exp(focal))
     return CameraPlace((base.centre[0] + offset[0], base.centre[1] + offset[1], base.centre[2]), base.focal_px)
@@ -73,7 +73,7 @@ def family_range(view: BoardView, anchor: CameraPlace) -> tuple[float, float]:
 def lens_prior(view: BoardView, anchor: CameraPlace) -> tuple[float, float] | None:
     """Returns the log focal length (over the anchor's) the homography implies and its doubt,
     or None when it does not tell (a lens calibration given, a view too nearly straight down)."""
-    focal = homography_focal(view) if view.calibration is None else None
+    focal = homography_focal(view) if not view.lens_known else None
     if focal is None:
         return None
     doubt = math.hypot(LENS_DOUBT, focal_spread(view))
@@ -83,7 +83,7 @@ def lens_prior(view: BoardView, anchor: CameraPlace) -> tuple[float, float] | No
 def unknown(view: BoardView, anchor: CameraPlace) -> Placing:
     """Returns the placing before any piece was seen: the lens prior, or else the middle of the
     family, doubting it all."""
-    if view.calibration is not None:
+    if view.lens_known:
         return Placing(0.0, (0.0, 0.0), DOUBT[0])
     prior = lens_prior(view, anchor)
     if prior is not None:
@@ -96,7 +96,7 @@ def fit(view: BoardView, anchor: CameraPlace, score: Callable[[CameraPlace], flo
     """Returns the placing whose camera place scores best (score: log-likelihood of the rays):
     the best of the family, then the best centre around it; its doubt the spread of the tempered
     scores along the family."""
-    if view.calibration is not None:
+    if view.lens_known:
         return Placing(0.0, (0.0, 0.0), DOUBT[0])
     low, high = family_range(view, anchor)
     grid = np.linspace(low, high, FAMILY_SAMPLES)

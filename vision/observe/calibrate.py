@@ -391,7 +391,7 @@ def lens_places(scene: Scene, registration: Registration) -> list[CameraPlace]:
     envelope), then the fits at fields of view across the envelope (a camera looking nearly
     straight down leaves focal length and height tied, and a little error in the grid moves a
     free fit a lot)."""
-    if scene.view.calibration is not None:
+    if scene.view.lens_known:
         return [scene.place]
     fits = [fit_lens(scene, registration, hfov) for hfov in (None, *LENS_HFOV)]
     places = [fit[0] for fit in fits if fit is not None

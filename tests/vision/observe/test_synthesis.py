@@ -10,6 +10,7 @@ import pytest
 
 from tests.vision.observe.block_scenes import VariantCamera
 from tests.vision.observe.stack_scenes import KIT
+from vision.board import BoardTracker
 from vision.expect import expected_view
 from vision.observe import block_arena
 from vision.observe.calibrate import light_on, register
@@ -89,6 +90,7 @@ def test_shade_decides_between_a_top_and_a_side_of_one_colour() -> None:
 
 def test_the_camera_place_is_fitted_on_the_pieces() -> None:
     camera = VariantCamera("block-arena", "9x9", "high-cool", 8)
+    camera.tracker = BoardTracker(KIT, KIT.mat("block-arena", "9x9"), estimate_lens=False)
     state = camera.game.play_all(["+a1", "+a9b9", "+c1d1", "+e9", "+f1", "+g9", "+h1i1", "+h9", "M+a1", "M+e9"])
     scene = camera.scene(state)
     context = expected_view("block-arena", camera.game.board(state))
@@ -100,6 +102,16 @@ def test_the_camera_place_is_fitted_on_the_pieces() -> None:
     assert prior > 30.0  # the board fix with the lens prior alone is far off
     assert float(np.linalg.norm(np.array(fitted.centre) - truth)) < min(25.0, prior / 2)
     assert isinstance(fitted, CameraPlace)
+
+
+def test_the_distortion_the_markers_tell_places_the_camera_before_any_piece_does() -> None:
+    camera = VariantCamera("block-arena", "9x9", "high-cool", 8)
+    truth = camera.renderer.camera.centre
+    told = camera.scene(camera.game.initial_state())
+    camera.tracker = BoardTracker(KIT, KIT.mat("block-arena", "9x9"), estimate_lens=False)
+    plain = camera.scene(camera.game.initial_state())
+    assert float(np.linalg.norm(np.array(plain.place.centre) - truth)) > 30.0
+    assert float(np.linalg.norm(np.array(told.place.centre) - truth)) < 10.0
 
 
 def test_a_cell_whose_rays_meet_a_box_is_never_culled() -> None:
