@@ -14,7 +14,9 @@ The camera place: tall pieces need the camera centre to a few mm. The lens is fi
 registered grid for several fields of view (vision.observe.calibrate.lens_places); the pieces
 of the referee's position choose among those places and refine the best by a pattern search,
 each place judged by how well the pieces drawn from it explain fixed rays around them. It is
-kept per board fix and fitted again (from where it was) when the pieces double.
+kept per board fix and fitted again when the pieces double: from where it was, unless one of the
+lens fits explains the pieces clearly better (a place fitted on one low piece can sit far down the
+focal family, and a local search from there does not climb back).
 """
 
 from __future__ import annotations
@@ -175,7 +177,8 @@ def registration_of(scene: Scene, memory: ColourMemory) -> Registration:
 
 def camera_place(model: Model, frame: Frame, context: Mapping[str, str], memory: ColourMemory) -> CameraPlace:
     """Returns the scene's camera place refined on the pieces of the context position: kept in
-    the memory per board fix, fitted again (from where it was) once the pieces have doubled."""
+    the memory per board fix, fitted again (from where it was, or from a lens fit that the
+    pieces clearly prefer) once the pieces have doubled."""
     scene = frame.scene
     view = scene.view.homography.tobytes()
     pieces = sum(label != EMPTY for label in context.values())
@@ -183,7 +186,9 @@ def camera_place(model: Model, frame: Frame, context: Mapping[str, str], memory:
     if placed is not None and place_holds(placed, view, pieces):
         return placed.place
     warm = placed is not None and placed.view == view and placed.pieces > 0
-    starts = [placed.place] if warm and placed is not None else lens_places(scene, frame.registration)
+    starts = lens_places(scene, frame.registration)
+    if warm and placed is not None:  # kept unless a lens fit explains the pieces clearly better
+        starts = [placed.place, *starts]
     place = starts[0]
     if model.fit_place:
         synthesis = Synthesis(model, frame, place)

@@ -18,7 +18,7 @@ from vision.observe.context import rgb_to_lab
 from vision.observe.reading import camera_place, pattern_search, unique_rows
 from vision.observe.casting import (FACES, MISS, FloatArray, box_exits, cylinder_exits, passes_over, passes_over_from,
                                     shape_exits, shapes_exits, split_casts)
-from vision.observe.synthesis import Frame, shade_costs
+from vision.observe.synthesis import Frame, Placed, shade_costs
 from vision.pose import CameraPlace
 
 LO = np.array([-10.0, -10.0, 0.0], np.float32)[:, None, None]  # components first, as box_exits takes them
@@ -112,6 +112,21 @@ def test_the_distortion_the_markers_tell_places_the_camera_before_any_piece_does
     plain = camera.scene(camera.game.initial_state())
     assert float(np.linalg.norm(np.array(plain.place.centre) - truth)) > 30.0
     assert float(np.linalg.norm(np.array(told.place.centre) - truth)) < 10.0
+
+
+def test_a_refit_leaves_a_kept_camera_place_that_the_pieces_show_is_wrong() -> None:
+    camera = VariantCamera("block-arena", "9x9", "high-cool", 8)
+    state = camera.game.play_all(["+a1", "+a9b9", "+c1d1", "+e9", "+f1", "+g9", "+h1i1", "+h9", "M+a1", "M+e9"])
+    scene = camera.scene(state)
+    context = expected_view("block-arena", camera.game.board(state))
+    registration = register(scene)
+    frame = Frame(scene, registration, light_on(scene, context, registration))
+    truth = camera.renderer.camera.centre
+    memory = block_arena.new_memory(KIT)
+    wrong = CameraPlace((float(truth[0]), float(truth[1]) - 20.0, float(truth[2]) - 120.0), scene.place.focal_px)
+    memory.placed = Placed(scene.view.homography.tobytes(), wrong, 2)  # fitted on two pieces; now ten
+    fitted = camera_place(block_arena.arena_model(KIT), frame, context, memory)
+    assert float(np.linalg.norm(np.array(fitted.centre) - truth)) < 25.0
 
 
 def test_a_cell_whose_rays_meet_a_box_is_never_culled() -> None:
