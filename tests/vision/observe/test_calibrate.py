@@ -10,6 +10,7 @@ import pytest
 
 from tests.vision.observe.block_scenes import VariantCamera
 from tests.vision.observe.stack_scenes import KIT
+from vision.board import BoardTracker
 from vision.observation import EMPTY
 from vision.observe.calibrate import (Registration, fit_brightness, flatten, ground_parts, light_on, printed,
                                       quiet_cells, register, weighted)
@@ -21,8 +22,10 @@ BLOCK = {"kind": "block", "owner": 1, "colour": "light", "orientation": "upright
 
 @pytest.fixture(scope="module")
 def shot() -> tuple[VariantCamera, Scene]:
-    """Returns the dim, noisy, strongly distorted (k1 -0.25) camera and its frame of two blocks."""
+    """Returns the dim, noisy, strongly distorted (k1 -0.25) camera and its frame of two blocks,
+    the board fixed without correcting the distortion (which the registration then undoes)."""
     camera = VariantCamera(GAME, "9x9", "dim-noisy", 4)
+    camera.tracker = BoardTracker(KIT, KIT.mat(GAME, "9x9"), estimate_lens=False)
     board = {"size": 9, "cells": {"c3": [BLOCK], "g7": [BLOCK]}, "off": {"hand": {"1": 2, "2": 4}}}
     return camera, camera.board_scene(board)
 
@@ -47,6 +50,14 @@ def test_registration_puts_the_mat_where_the_lens_shows_it(shot: tuple[VariantCa
     after = np.linalg.norm(scene.view.to_image(register(scene).shift(points)) - truth, axis=1)
     assert float(np.median(before)) > 1.0
     assert float(np.median(after)) < 0.4 and float(after.max()) < 1.0
+
+
+def test_the_distortion_the_markers_tell_leaves_the_registration_little_to_undo() -> None:
+    camera = VariantCamera(GAME, "9x9", "dim-noisy", 4)
+    scene = camera.board_scene({"size": 9, "cells": {"c3": [BLOCK]}, "off": {"hand": {"1": 2, "2": 4}}})
+    points = mat_points()
+    truth = camera.renderer.camera.project(np.column_stack([points, np.zeros(len(points))]))
+    assert float(np.median(np.linalg.norm(scene.view.to_image(points) - truth, axis=1))) < 0.6
 
 
 def test_a_zero_field_moves_nothing() -> None:
