@@ -337,6 +337,17 @@ def test_a_calibration_file_is_loaded_and_scaled_to_the_frame_size(tmp_path: Pat
     assert np.abs(calibration.undistort_points(there, (1280, 960)) - points).max() < 0.01
 
 
+@pytest.mark.parametrize("coeffs", [[-0.2, 0.0, 0.0, 0.0, 0.0], [-0.1, 0.05, 0.001, -0.002, 0.01],
+                                    [-0.1, 0.02, 0.001, 0.002], [-0.1, 0.02, 0.0, 0.0, 0.0, 0.01, 0.0, 0.0]])
+def test_points_are_distorted_as_opencv_projects_them(coeffs: list[float]) -> None:
+    calibration = Calibration([[900.0, 0.0, 639.5], [0.0, 910.0, 479.5], [0.0, 0.0, 1.0]], coeffs, [1280, 960])
+    pixels = np.random.default_rng(4).uniform(0.0, 1280.0, (500, 2))
+    matrix = calibration.matrix_for((1280, 960))
+    rays = np.column_stack([(pixels - matrix[:2, 2]) / np.diag(matrix)[:2], np.ones(len(pixels))])
+    projected, _ = cv2.projectPoints(rays, np.zeros(3), np.zeros(3), matrix, calibration.dist_coeffs)
+    assert np.abs(calibration.distort_points(pixels, (1280, 960)) - projected.reshape(-1, 2)).max() < 1e-6
+
+
 def test_a_saved_calibration_loads_back_the_same(tmp_path: Path) -> None:
     camera = synth.look_down(600, 0, 0, 0, (0, 0), 60, (1280, 960), k1=-0.2)
     calibration = Calibration.load(write_json(tmp_path, camera.calibration()))
