@@ -186,7 +186,7 @@ def camera_place(model: Model, frame: Frame, context: Mapping[str, str], memory:
     if placed is not None and place_holds(placed, view, pieces):
         return placed.place
     warm = placed is not None and placed.view == view and placed.pieces > 0
-    starts = lens_places(scene, frame.registration)
+    starts = lens_fits(scene, frame.registration, memory)
     if warm and placed is not None:  # kept unless a lens fit explains the pieces clearly better
         starts = [placed.place, *starts]
     place = starts[0]
@@ -196,6 +196,19 @@ def camera_place(model: Model, frame: Frame, context: Mapping[str, str], memory:
     if isinstance(memory, SynthMemory):
         memory.placed = Placed(view, place, pieces)
     return place
+
+
+def lens_fits(scene: Scene, registration: Registration, memory: ColourMemory) -> list[CameraPlace]:
+    """Returns the camera places of the lens fits on the registered grid (lens_places), kept in
+    the memory per board fix (each costs several single-view calibrations)."""
+    view = scene.view.homography.tobytes()
+    kept = memory.lens_fits if isinstance(memory, SynthMemory) else None
+    if kept is not None and kept[0] == view:
+        return list(kept[1])
+    places = lens_places(scene, registration)
+    if isinstance(memory, SynthMemory):
+        memory.lens_fits = (view, tuple(places))
+    return places
 
 
 def place_holds(placed: Placed, view: bytes, pieces: int) -> bool:

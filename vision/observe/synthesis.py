@@ -174,12 +174,14 @@ class Placed:
 
 class SynthMemory(ColourMemory):
     """A game's colour prototypes plus what is kept between frames: the mat's registration, the
-    refined camera place and the ray geometry of the last positions (and of their re-reads)."""
+    refined camera place, the lens fits it starts from and the ray geometry of the last positions
+    (and of their re-reads)."""
 
     def __init__(self, nominal: Mapping[str, tuple[float, float, float]], **settings: Any) -> None:
         super().__init__(nominal, **settings)
         self.registered: tuple[bytes, Registration] | None = None
         self.placed: Placed | None = None
+        self.lens_fits: tuple[bytes, tuple[CameraPlace, ...]] | None = None
         self.geometries: dict[tuple[Any, ...], Geometry] = {}
         self.lights: dict[Hashable, LightPlan] = {}
 
