@@ -28,6 +28,7 @@ ITERATIONS = 30
 PARAMETERS = 10  # eight of the homography, the strength, the markers' scale
 STEP = 1e-6  # the relative step of the numeric derivatives
 WORST_PX = 2.0  # a corner off the fitted model by more than this is misread (rendered frames: under 1)
+PLAUSIBLE = (-0.8, 0.3)  # a strength told outside these is no lens a mat is seen through (a bad fit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +110,8 @@ def spread_of(slopes: FloatArray, error: float, strength: float) -> tuple[float,
 def estimate_radial(board: Markers, seen: Markers, homography: FloatArray,
                     size: tuple[int, int]) -> Radial | None:
     """Returns the distortion the seen markers' corners tell (the posterior over PRIOR), given the
-    board's corners (mm) and a homography of them; None when too few markers are seen or a
-    corner misses the fitted model by more than WORST_PX (a misread marker)."""
+    board's corners (mm) and a homography of them; None when too few markers are seen, a corner
+    misses the fitted model by more than WORST_PX (a misread marker) or the fit is implausible."""
     used = sorted(set(board) & set(seen))
     if len(used) < MIN_MARKERS:
         return None
@@ -121,4 +122,6 @@ def estimate_radial(board: Markers, seen: Markers, homography: FloatArray,
     strength, error, _ = found
     weight, prior_weight = 1.0 / error ** 2, 1.0 / PRIOR[1] ** 2
     mean = (strength * weight + PRIOR[0] * prior_weight) / (weight + prior_weight)
+    if not PLAUSIBLE[0] <= mean <= PLAUSIBLE[1]:
+        return None
     return Radial(mean, 1.0 / math.sqrt(weight + prior_weight))

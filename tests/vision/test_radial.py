@@ -80,3 +80,9 @@ def test_a_misread_corner_tells_nothing() -> None:
     board, seen, homography = exact_corners(-0.2, 0.1, (1280, 960), 1)
     seen[2] = seen[2] + np.array([[3 * WORST_PX, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
     assert estimate_radial(board, seen, homography, (1280, 960)) is None
+
+
+def test_an_implausible_strength_tells_nothing() -> None:
+    board, seen, homography = exact_corners(-1.5, 0.0, (1280, 960), 2)  # far beyond any lens of the envelope
+    assert estimate_radial(board, seen, homography, (1280, 960)) is None
+    assert estimate_radial(board, *exact_corners(-0.4, 0.0, (1280, 960), 2)[1:], (1280, 960)) is not None
