@@ -23,7 +23,7 @@ from vision.frames import Image, Size, require_image
 from vision.kit import Kit, Mat, board_to_page
 from vision.markers import (FloatArray, MarkerDetector, Markers, MarkerTemplate, fit_homography,
                             marker_template, match_template, project, read_game)
-from vision.radial import Radial, estimate_radial
+from vision.radial import Radial, distorted, estimate_radial
 
 DISTORTION_LENGTHS = (4, 5, 8, 12, 14)
 UNDISTORT_CRITERIA = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 50, 1e-4)
@@ -123,20 +123,6 @@ class Calibration:
             self._maps[size] = (np.asarray(first), np.asarray(second))
         first, second = self._maps[size]
         return np.asarray(cv2.remap(image, first, second, cv2.INTER_LINEAR), np.uint8)
-
-
-def distorted(normalised: FloatArray, coeffs: FloatArray) -> FloatArray:
-    """Returns normalised image points (N x 2) moved by OpenCV's radial (k1, k2, k3) and tangential
-    (p1, p2) distortion: what cv2.projectPoints does for those five, without its overhead (it
-    costs some 40 times a homography's projection)."""
-    k1, k2, p1, p2 = (float(value) for value in coeffs[:4])
-    k3 = float(coeffs[4]) if len(coeffs) > 4 else 0.0
-    x, y = normalised[:, 0], normalised[:, 1]
-    r2 = x * x + y * y
-    radial = 1.0 + r2 * (k1 + r2 * (k2 + r2 * k3))
-    xy = x * y
-    return np.column_stack([x * radial + 2.0 * p1 * xy + p2 * (r2 + 2.0 * x * x),
-                            y * radial + p1 * (r2 + 2.0 * y * y) + 2.0 * p2 * xy])
 
 
 def _numbers(value: Any, what: str, source: str) -> FloatArray:

@@ -7,7 +7,8 @@ lying one). The markers' twenty corners pin the distortion down: they are fitted
 homography and one radial term about the frame's middle, x_d = x_u (1 + strength r^2 / w^2) in
 pixels (w the frame's width: the same for every focal length, so the focal length stays free),
 with each detected marker a little smaller or larger than printed (the detector's corners sit
-about 1 % inside the true ones, a bias the strength would otherwise soak up). The fit's spread
+about 1 % inside the true ones, a bias the strength would otherwise soak up; `distorted` is
+OpenCV's five-coefficient model, which the board fix's Calibration uses too). The fit's spread
 and a prior across the envelope (PRIOR) give the strength's posterior mean: a mat small in the
 frame tells little and is held near the prior, a large one decides alone.
 """
@@ -39,10 +40,18 @@ class Radial:
     doubt: float
 
 
-def distort(points: FloatArray, centre: FloatArray, kappa: float) -> FloatArray:
-    """Returns ideal pixels (N x 2) moved by a radial distortion of kappa (per squared pixel)."""
-    offset = points - centre
-    return np.asarray(centre + offset * (1.0 + kappa * (offset ** 2).sum(axis=1, keepdims=True)), np.float64)
+def distorted(normalised: FloatArray, coeffs: FloatArray) -> FloatArray:
+    """Returns normalised image points (N x 2) moved by OpenCV's radial (k1, k2, k3) and tangential
+    (p1, p2) distortion: what cv2.projectPoints does for those five, without its overhead (it
+    costs some 40 times a homography's projection)."""
+    k1, k2, p1, p2 = (float(value) for value in coeffs[:4])
+    k3 = float(coeffs[4]) if len(coeffs) > 4 else 0.0
+    x, y = normalised[:, 0], normalised[:, 1]
+    r2 = x * x + y * y
+    radial = 1.0 + r2 * (k1 + r2 * (k2 + r2 * k3))
+    xy = x * y
+    return np.column_stack([x * radial + 2.0 * p1 * xy + p2 * (r2 + 2.0 * x * x),
+                            y * radial + p1 * (r2 + 2.0 * y * y) + 2.0 * p2 * xy])
 
 
 def predicted(params: FloatArray, board: FloatArray, centre: FloatArray, width: int) -> FloatArray:
@@ -52,7 +61,8 @@ def predicted(params: FloatArray, board: FloatArray, centre: FloatArray, width: 
     middles = quads.mean(axis=1, keepdims=True)
     scaled = (middles + (quads - middles) * (1.0 + params[9])).reshape(-1, 2)
     mapped = np.column_stack([scaled, np.ones(len(scaled))]) @ homography.T
-    return distort(mapped[:, :2] / mapped[:, 2:], centre, params[8] / width ** 2)
+    ideal = (mapped[:, :2] / mapped[:, 2:] - centre) / width
+    return np.asarray(centre + distorted(ideal, np.array([params[8], 0.0, 0.0, 0.0])) * width, np.float64)
 
 
 def jacobian(params: FloatArray, board: FloatArray, centre: FloatArray, width: int) -> FloatArray:

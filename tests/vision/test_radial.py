@@ -8,7 +8,7 @@ import pytest
 from tests.vision import synth
 from vision.kit import kit_named
 from vision.markers import MarkerDetector, fit_homography, project
-from vision.radial import PRIOR, WORST_PX, distort, estimate_radial, fit_strength
+from vision.radial import PRIOR, WORST_PX, distorted, estimate_radial, fit_strength
 
 KIT = kit_named()
 
@@ -56,7 +56,8 @@ def exact_corners(kappa_strength: float, spread_px: float, size: tuple[int, int]
                            [0.0, 0.0001, 1.0]])
     centre = np.array([(size[0] - 1) / 2, (size[1] - 1) / 2])
     noise = np.random.default_rng(seed)
-    seen = {key: distort(project(homography, corners), centre, kappa_strength / size[0] ** 2)
+    lens = np.array([kappa_strength, 0.0, 0.0, 0.0])
+    seen = {key: centre + distorted((project(homography, corners) - centre) / size[0], lens) * size[0]
             + noise.normal(0.0, spread_px, corners.shape) for key, corners in board.items()}
     return board, seen, homography
 
