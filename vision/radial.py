@@ -65,16 +65,17 @@ def predicted(params: FloatArray, board: FloatArray, centre: FloatArray, width: 
     return np.asarray(centre + distorted(ideal, np.array([params[8], 0.0, 0.0, 0.0])) * width, np.float64)
 
 
-def jacobian(params: FloatArray, board: FloatArray, centre: FloatArray, width: int) -> FloatArray:
-    """Returns the derivatives of the predicted corners (flattened) by each parameter (numeric)."""
-    base = predicted(params, board, centre, width).ravel()
+def linearised(params: FloatArray, board: FloatArray, centre: FloatArray, width: int) -> tuple[FloatArray, FloatArray]:
+    """Returns where the model puts the corners (N x 2) and the derivatives of those places
+    (flattened) by each parameter (numeric)."""
+    base = predicted(params, board, centre, width)
     columns = []
     for index in range(PARAMETERS):
         step = STEP * max(abs(float(params[index])), 1e-3)
         moved = params.copy()
         moved[index] += step
-        columns.append((predicted(moved, board, centre, width).ravel() - base) / step)
-    return np.column_stack(columns)
+        columns.append((predicted(moved, board, centre, width).ravel() - base.ravel()) / step)
+    return base, np.column_stack(columns)
 
 
 def fit_strength(board: FloatArray, seen: FloatArray, homography: FloatArray,
@@ -85,22 +86,22 @@ def fit_strength(board: FloatArray, seen: FloatArray, homography: FloatArray,
     centre = np.array([(width - 1) / 2.0, (height - 1) / 2.0])
     params = np.concatenate([(homography / homography[2, 2]).ravel()[:8], [0.0, 0.0]])
     damping = 1e-3
-    error = float(((predicted(params, board, centre, width) - seen) ** 2).sum())
+    places, slopes = linearised(params, board, centre, width)
+    error = float(((places - seen) ** 2).sum())
     for _ in range(ITERATIONS):
-        slopes = jacobian(params, board, centre, width)
-        residual = (predicted(params, board, centre, width) - seen).ravel()
         normal = slopes.T @ slopes
         try:
-            step = np.linalg.solve(normal + damping * np.diag(np.diag(normal)), -slopes.T @ residual)
+            step = np.linalg.solve(normal + damping * np.diag(np.diag(normal)), -slopes.T @ (places - seen).ravel())
         except np.linalg.LinAlgError:
             return None
         trial = float(((predicted(params + step, board, centre, width) - seen) ** 2).sum())
         if trial < error:
             params, error, damping = params + step, trial, damping / 3
+            places, slopes = linearised(params, board, centre, width)  # a refused step leaves both as they are
         else:
             damping *= 5
-    spread = spread_of(jacobian(params, board, centre, width), error, float(params[8]))
-    worst = float(np.sqrt(((predicted(params, board, centre, width) - seen) ** 2).sum(axis=1).max()))
+    spread = spread_of(slopes, error, float(params[8]))
+    worst = float(np.sqrt(((places - seen) ** 2).sum(axis=1).max()))
     return None if spread is None else (*spread, worst)
 
 
