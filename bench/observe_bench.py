@@ -37,9 +37,8 @@ import numpy as np
 
 from rules.registry import get_game
 from bench.report import add_options, clock_of, parse_sizes, print_results, size_label, summary
-from pi.pipeline import OBSERVER_MODULES, lens_from_markers_for
+from pi.pipeline import OBSERVER_MODULES, tracker_for
 from pi.threads import limit_threads
-from vision.board import BoardTracker
 from vision.kit import kit_named
 from vision.observe.context import prepare
 from vision.pose import locate_camera
@@ -87,7 +86,7 @@ def time_game(game: str, module: ModuleType, preset: str, size: tuple[int, int],
     renderer = Renderer(game, None, replace(camera, size=size), light, seed=seed)
     boards = positions(game, count + 1, seed)
     frames = [renderer.frame(board) for board in boards]
-    tracker = BoardTracker(kit, kit.mat(game), estimate_lens=lens_from_markers_for(game))
+    tracker = tracker_for(kit, game, None)
     for _ in range(3):
         view = tracker.update(frames[0]).view
     assert view is not None, f"the {game} bench frame was not recognised"

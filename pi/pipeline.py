@@ -89,6 +89,12 @@ def lens_from_markers_for(game: str) -> bool:
     return bool(getattr(observer_module(game), "LENS_FROM_MARKERS", True))
 
 
+def tracker_for(kit: Kit, game: str, variant: str | None, calibration: Calibration | None = None) -> BoardTracker:
+    """Returns a board tracker for a game's mat that corrects the distortion the markers tell
+    where the game's observer takes it (lens_from_markers_for) and no calibration is given."""
+    return BoardTracker(kit, kit.mat(game, variant), calibration, estimate_lens=lens_from_markers_for(game))
+
+
 def anticipator_for(game: str) -> Anticipator | None:
     """Returns a game's observer's `anticipate` (vision.observe.reading.anticipate), if it has one."""
     found: Anticipator | None = getattr(observer_module(game), "anticipate", None)
@@ -141,8 +147,7 @@ class Pipeline:
         """Sets up the board tracker, gate, observer and memory for the session's game."""
         game = self.session.game
         self._game_key = game.key
-        self.tracker = BoardTracker(self.kit, self.kit.mat(game.name, game.variant), self.calibration,
-                                    estimate_lens=lens_from_markers_for(game.name))
+        self.tracker = tracker_for(self.kit, game.name, game.variant, self.calibration)
         self.gate = SceneGate()
         self.lifts = LiftWatch(self.kit)
         self.view, self.last_frame, self._place, self._still, self._settled = None, None, None, None, None

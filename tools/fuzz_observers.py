@@ -19,11 +19,10 @@ import random
 import traceback
 from typing import Any
 
-from pi.pipeline import OBSERVER_MODULES, lens_from_markers_for
+from pi.pipeline import OBSERVER_MODULES, tracker_for
 from pi.threads import limit_threads
 from rules.registry import get_game
 from tools.envelope_sweep import GAMES, seeing_renderer, set_kit
-from vision.board import BoardTracker
 from vision.observe.context import prepare
 from vision.pose import locate_camera
 
@@ -39,7 +38,7 @@ def fuzz_one(game: str, variant: str | None, seed: int, wall_mm: float = 1.5,
     module = importlib.import_module(f"vision.observe.{OBSERVER_MODULES[game]}")
     rules = get_game(game, variant)
     renderer = seeing_renderer(game, variant, seed, kit)[0]
-    tracker = BoardTracker(kit, kit.mat(game, variant), estimate_lens=lens_from_markers_for(game))
+    tracker = tracker_for(kit, game, variant)
     memory = module.new_memory(kit)
     rng, state, read, faults = random.Random(seed), rules.initial_state(), 0, []
     for position in range(positions):

@@ -18,9 +18,8 @@ from typing import Any
 
 import cv2
 
-from pi.pipeline import lens_from_markers_for, observer_for
+from pi.pipeline import observer_for, tracker_for
 from pi.replay import replay
-from vision.board import BoardTracker
 from vision.expect import expected_view
 from vision.kit import kit_named
 from vision.observe.context import prepare
@@ -48,8 +47,7 @@ def cell_report(directory: Path, game: dict[str, Any], truth: dict[str, Any]) ->
     kit = kit_named(game.get("kit", "default"))
     observe, memory = observer_for(game["game"], kit)
     script = script_for(game["game"], game.get("variant"), truth["moves"])
-    tracker = BoardTracker(kit, kit.mat(game["game"], game.get("variant")),
-                           estimate_lens=lens_from_markers_for(game["game"]))
+    tracker = tracker_for(kit, game["game"], game.get("variant"))
     for number in range(1, LOCK_FRAMES + 1):
         tracker.update(_frame(directory, number))
     cells, misread = 0, []
