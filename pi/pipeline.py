@@ -342,7 +342,7 @@ class Pipeline:
     def _trials(self, first: Observation, belief: Belief, reading: Reading) -> list[tuple[tuple[str, ...], Board]]:
         """Returns the nearest explanations of an illegal reading worth a second look, each with
         the position it leads to: those that change no square the first look read as a lasting
-        misreading."""
+        misreading, and that the first look leaves possible (Belief.fits_first_look)."""
         game = self.session.game
         current = view_of(game, belief.state)
         lasting = stale_misreads(current, first, self.beliefs.seen)
@@ -353,7 +353,7 @@ class Pipeline:
             except RulesError:
                 continue
             after = expected_view(game.name, board)
-            if all(after[square] == current[square] for square in lasting):
+            if all(after[square] == current[square] for square in lasting) and belief.fits_first_look(first, moves):
                 trials.append((moves, board))
         return trials
 

@@ -52,7 +52,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
-from rules.core import Game, IllegalMoveError
+from rules.core import Game, IllegalMoveError, parse_square
 from vision.infer import (
     UNCLEAR,
     Entry,
@@ -74,11 +74,14 @@ from vision.infer import (
     unchanged_reading,
     view_of,
 )
-from vision.observation import Observation
+from vision.observation import MAX_GRID, Observation
 
 MAX_STATES = 16
 MISSED = 6  # the nearest explanations of illegal readings kept to start a later reading from
 SETTLE_MARGINS = 2.0  # a later look answers a question left unanswered by this many margins
+FIRST_LOOK_DOUBT = 4.0  # nats: a second look may change a square the first read unchanged only
+                        # if the first doubted that change by less (on 24 BLOCK.BLOCK second looks
+                        # the one right change there was doubted by 2.3, the one wrong by 4.3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,6 +252,22 @@ class Belief:
             rewind = done
         return ask_reading(paths, reason, same_view, scorer, verdict, rewind)
 
+    def fits_first_look(self, first: Observation, moves: Sequence[str]) -> bool:
+        """Tells whether moves a second look read under their own position may be what the first
+        look saw (pi.pipeline): a square they change that the first look read unchanged, it
+        doubted by less than FIRST_LOOK_DOUBT, and a square the first look read changed that
+        they leave alone is a king step from one they change. A moved piece hides or shows only
+        cells near it; a look under a trial position leans to that position's pieces wherever it
+        cannot see well, so it must not overrule what the first look saw clearly."""
+        scorer = scorer_for(self.game, self.state, first, self.settings)
+        diff = scorer.diff(view_of(self.game, self.game.play_all(list(moves), self.state)))
+        changes = {square for square, _ in diff}
+        if any(square not in scorer.changed and scorer.doubt(square, label) >= FIRST_LOOK_DOUBT
+               for square, label in diff):
+            return False
+        return all(any(king_step(square, other) for other in changes)
+                   for square in scorer.changed if square not in changes)
+
     # -- moves that do not come from the camera ------------------------------------------------
 
     def play(self, move: str) -> Belief:
@@ -277,3 +296,9 @@ class Belief:
             raise ValueError(f"cannot take back {rewind} moves: {len(self.reported)} were reported")
         path = self.reported[: len(self.reported) - rewind] + tuple(moves)
         return Belief.start(self.game, self.game.play_all(list(path), self.anchor), self.settings)
+
+
+def king_step(square: str, other: str) -> bool:
+    """Tells whether two squares are one king step apart."""
+    (x, y), (u, v) = parse_square(square, MAX_GRID), parse_square(other, MAX_GRID)
+    return max(abs(x - u), abs(y - v)) == 1

@@ -77,6 +77,20 @@ def test_a_piece_leaning_over_the_cell_it_left_is_read_on_a_second_look(session:
     assert all(memory == pipeline.memory for memory in observer.memories[1:])
 
 
+def test_a_second_look_does_not_explain_away_a_change_far_from_its_move(session: Session) -> None:
+    """The first look also saw a7 change, far from every square the move changes: a look under
+    the move's position that reads a7 as before only leans to that position, so it settles nothing."""
+    records: list[dict[str, Any]] = []
+    observer = Leaning(session, TIPPED)
+    pipeline = pipeline_with(session, observer, records)
+    before = view_of(session.game, session.state)["a7"]
+    first = Observation.certain("block-arena", {**observer.view, "e3": LEANING,
+                                                "a7": "empty" if before != "empty" else "dark-block-upright"})
+    reading = pipeline.on_observation(10, first, object())  # type: ignore[arg-type]
+    assert reading.kind == "illegal" and session.moves == OPENING
+    assert observer.truth not in observer.boards
+
+
 def test_without_a_scene_there_is_no_second_look(session: Session) -> None:
     records: list[dict[str, Any]] = []
     observer = Leaning(session, TIPPED)

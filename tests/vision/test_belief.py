@@ -455,3 +455,40 @@ def test_a_board_read_unchanged_forgets_the_illegal_change() -> None:
     assert reading.kind == "illegal" and belief.missed
     _, belief = belief.read(Observation.certain("tuned", view_of(game, state)))
     assert belief.missed == () and belief.read(both)[0].kind == "illegal"
+
+
+# -- whether a second look's moves may be what the first look saw ---------------------------------
+
+
+def first_look(game: Hops, readings: dict[str, dict[str, float]]) -> Observation:
+    """Returns a first look at the start of the fake game: sure of every square but the given
+    ones, read with their probabilities."""
+    view = view_of(game, game.initial_state())
+    cells = {square: CellSeen.from_probs(readings[square]) if square in readings else CellSeen.sure(label)
+             for square, label in view.items()}
+    return Observation("blockade", cells)
+
+
+LEFT = {"clear-L": 1.0}  # a1 read as left by its Medium
+ARRIVED = "green-M/clear-L"
+
+
+def test_a_second_look_may_change_a_square_the_first_look_barely_doubted() -> None:
+    game = Hops({"a1": 1}, points=4)
+    first = first_look(game, {"a1": LEFT, "b2": {"clear-L": 0.8, ARRIVED: 0.2}})
+    assert Belief.start(game, game.initial_state()).fits_first_look(first, ["a1-b2"])
+
+
+def test_a_second_look_may_not_change_a_square_the_first_look_read_unchanged_clearly() -> None:
+    game = Hops({"a1": 1}, points=4)
+    first = first_look(game, {"a1": LEFT, "b2": {"clear-L": 0.99, ARRIVED: 0.01}})
+    assert not Belief.start(game, game.initial_state()).fits_first_look(first, ["a1-b2"])
+
+
+def test_a_square_the_first_look_read_changed_must_be_next_to_the_moves() -> None:
+    game = Hops({"a1": 1}, points=4)
+    belief = Belief.start(game, game.initial_state())
+    beside = first_look(game, {"a1": LEFT, "b2": {ARRIVED: 1.0}, "c3": {ARRIVED: 1.0}})
+    assert belief.fits_first_look(beside, ["a1-b2"])
+    far = first_look(game, {"a1": LEFT, "b2": {ARRIVED: 1.0}, "d4": {ARRIVED: 1.0}})
+    assert not belief.fits_first_look(far, ["a1-b2"])
