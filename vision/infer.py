@@ -451,11 +451,11 @@ def _parses(game: Game[Any, Any], moves: Sequence[str]) -> bool:
 def physical_moves(game: Game[Any, Any], state: Any, seen: Observation,
                    squares: Sequence[str]) -> tuple[str, ...]:
     """Returns the moves, in the game's notation, that the seen change of some squares suggests
-    (squares that lost a piece to squares that gained one); () when none can be written."""
+    (squares that lost a piece to squares that gained one); () when none can be written (a
+    BLOCK.BLOCK change of more cubes than any block has names no block)."""
     after = {square: seen.cells[square].label for square in squares}
     candidates = suggested_moves(game.name, game.board(state), after)
-    return next((moves for moves in candidates if _parses(game, moves)),
-                candidates[0] if candidates else ())
+    return next((moves for moves in candidates if _parses(game, moves)), ())
 
 
 def referee_reason(game: Game[Any, Any], state: Any, moves: Sequence[str]) -> str | None:

@@ -169,6 +169,15 @@ def test_a_change_no_move_can_write_says_where_the_board_changed() -> None:
     assert reading.reason == "the board changed on b2 in a way no legal move explains"
 
 
+def test_a_change_no_block_can_make_names_no_block() -> None:
+    game = get_game("block-block")
+    state = game.initial_state()
+    grown = dict.fromkeys(("a1", "a2", "a3", "b1", "b2"), "brown@1")  # five cubes: no block has five
+    reading = read_change(game, state, Observation.certain("block-block", with_labels(game, state, grown)))
+    assert reading.kind == "illegal" and reading.physical == ()
+    assert reading.reason == "the board changed on a1, a2, a3, b1, b2 in a way no legal move explains"
+
+
 def test_a_finished_game_reads_any_change_as_illegal() -> None:
     game = get_game("tuned")
     state = game.play_all("+donkey@a1 +donkey@b1 +dog@a3 +donkey@c1".split())
