@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import partial
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -54,6 +54,8 @@ PLACE_GAIN = 10.0  # nats a place must explain better to be taken over the one a
 
 PLACE_SPACING_MM = 4.0  # the spacing of the fixed rays the camera place is judged on
 PLACE_REACH = 1.25  # how far around each piece (in cells) they reach
+
+Kept = TypeVar("Kept")  # a value kept in the memory per board fix (per_fix)
 
 
 def place_rays(synthesis: Synthesis, context: Mapping[str, str]) -> tuple[FloatArray, NDArray[np.int_]]:
@@ -163,16 +165,22 @@ def pattern_search(costs: Callable[[Sequence[FloatArray]], list[float]], start: 
     return best
 
 
+def per_fix(scene: Scene, memory: ColourMemory, slot: str, compute: Callable[[], Kept]) -> Kept:
+    """Returns a value kept in a memory's slot per board fix (the homography's bytes with the
+    value), computed only when the fix is new (or the memory keeps nothing)."""
+    view = scene.view.homography.tobytes()
+    kept = getattr(memory, slot) if isinstance(memory, SynthMemory) else None
+    if kept is not None and kept[0] == view:
+        return cast(Kept, kept[1])
+    value = compute()
+    if isinstance(memory, SynthMemory):
+        setattr(memory, slot, (view, value))
+    return value
+
+
 def registration_of(scene: Scene, memory: ColourMemory) -> Registration:
     """Returns the mat's registration for the scene's board fix, kept in the memory per fix."""
-    view = scene.view.homography.tobytes()
-    kept = memory.registered if isinstance(memory, SynthMemory) else None
-    if kept is not None and kept[0] == view:
-        return kept[1]
-    registration = register(scene)
-    if isinstance(memory, SynthMemory):
-        memory.registered = (view, registration)
-    return registration
+    return per_fix(scene, memory, "registered", lambda: register(scene))
 
 
 def camera_place(model: Model, frame: Frame, context: Mapping[str, str], memory: ColourMemory) -> CameraPlace:
@@ -201,14 +209,7 @@ def camera_place(model: Model, frame: Frame, context: Mapping[str, str], memory:
 def lens_fits(scene: Scene, registration: Registration, memory: ColourMemory) -> list[CameraPlace]:
     """Returns the camera places of the lens fits on the registered grid (lens_places), kept in
     the memory per board fix (each costs several single-view calibrations)."""
-    view = scene.view.homography.tobytes()
-    kept = memory.lens_fits if isinstance(memory, SynthMemory) else None
-    if kept is not None and kept[0] == view:
-        return list(kept[1])
-    places = lens_places(scene, registration)
-    if isinstance(memory, SynthMemory):
-        memory.lens_fits = (view, tuple(places))
-    return places
+    return list(per_fix(scene, memory, "lens_fits", lambda: tuple(lens_places(scene, registration))))
 
 
 def place_holds(placed: Placed, view: bytes, pieces: int) -> bool:
