@@ -3,14 +3,18 @@ observer on rendered frames: the next still frame reads the same, with nothing p
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.vision.observe.block_scenes import VariantCamera
 from tests.vision.observe.stack_scenes import KIT
 from vision.observe import block_arena
+from vision.observe.colours import ColourMemory
 from vision.observe.context import Scene
+from vision.observe.reading import per_fix
 from vision.observe.synthesis import Synthesis
 
 OPENING = ["+a1", "+a9b9", "+c1d1", "+e9", "+f1", "+g9"]
@@ -66,3 +70,23 @@ def test_nothing_is_anticipated_once_the_pieces_have_doubled(scenes: list[tuple[
     kept = dict(memory.geometries)
     assert not block_arena.anticipate(scenes[0][0], doubled, memory)
     assert memory.geometries.keys() == kept.keys()
+
+
+
+def fix(homography: np.ndarray) -> Scene:
+    """Returns a stand-in scene holding only a board fix's homography (all per_fix reads)."""
+    return SimpleNamespace(view=SimpleNamespace(homography=homography))  # type: ignore[return-value]
+
+
+def test_a_value_kept_per_board_fix_is_computed_once_per_fix() -> None:
+    memory = block_arena.new_memory(KIT)
+    calls: list[int] = []
+
+    def compute() -> int:
+        calls.append(1)
+        return len(calls)
+
+    assert per_fix(fix(np.eye(3)), memory, "registered", compute) == 1
+    assert per_fix(fix(np.eye(3)), memory, "registered", compute) == 1 and len(calls) == 1
+    assert per_fix(fix(1.001 * np.eye(3)), memory, "registered", compute) == 2  # the camera was bumped
+    assert per_fix(fix(np.eye(3)), ColourMemory({"mat": (200, 200, 200)}), "registered", compute) == 3  # a memory that keeps nothing
