@@ -327,7 +327,9 @@ class Pipeline:
         drawn where it now stands. The second looks learn nothing: each reads with a copy of the
         observer's memory. Moves that change a square the first look read as a lasting
         misreading are not tried: after a move the camera missed, such a square is where the
-        board and the position part, and a move through it would only hide that."""
+        board and the position part, and a move through it would only hide that. Nor are moves
+        the first look rules out (Belief.fits_first_look): a look under a trial position leans to
+        its pieces wherever it cannot see well."""
         if not self.second_look or not belief.certain or self.observer is None:
             return None
         found = [look for moves, board in self._trials(first, belief, reading)
