@@ -15,8 +15,8 @@ from vision.observation import EMPTY, is_label
 from vision.observe import blockade
 from vision.observe.colours import lab_distance
 from vision.observe.stack_colours import (
-    FACES, MAT, TOP, Colours, Lessons, lab_distances, lessons, likelihoods, mat_field, mat_likelihood,
-    nominal_colours, palette, teach,
+    FACES, MAT, SIGMA_LEARNT, SIGMA_PRIOR, TOP, Colours, Lessons, Palette, lab_distances, lessons, likelihoods,
+    mat_field, mat_likelihood, nominal_colours, palette, teach,
 )
 from vision.observe.stacks import (
     CURRENT_SHARE, Hits, StackMemory, block, cast, cast_kept, grouped_reading, stack_memory, visible_layers,
@@ -132,6 +132,24 @@ def test_a_glossy_dark_colour_may_mirror_the_mat_and_beats_a_shadow_there() -> N
     plain = Colours(("red", "black"), (0, 1, 2, 3))
     matt, _ = likelihoods(lab, palette(stack_memory(KIT, "blockade", plain), plain, 2.0), (0, 1, 2, 3), mat)
     assert matt[0, 1, 0] < ground[0]
+
+
+def test_a_pale_face_of_a_learnt_colour_is_no_glossy_mirror_of_the_mat() -> None:
+    """Colours measured on realistic renders: a green Medium on its Large under 950 lux (held-out
+    look edge-low), paler than the green learnt elsewhere on the board, read 17 nats likelier as a
+    black cap mirroring the mat; black caps' faces mirroring the mat (committed fixtures) keep
+    their hue within a few units."""
+    green, black = (57.3, -27.0, 20.6), (9.2, 1.1, -1.9)
+    labs = np.zeros((2, len(FACES), 3))
+    labs[0, :], labs[1, :] = green, black
+    sigmas = np.array([[SIGMA_LEARNT] * len(FACES), [SIGMA_PRIOR] * len(FACES)])
+    chosen = Palette(labs, sigmas, 1.4, (False, False), np.array([90.0, 0.0, 5.0]), (False, True))
+    pale = np.array([[52.7, -16.2, 13.5], [64.2, -13.8, 13.0]])
+    table, _ = likelihoods(pale, chosen, (0,), np.tile([90.2, 0.2, 5.6], (2, 1)))
+    assert (table[:, 0, 0] >= table[:, 1, 0]).all() and table[:, 0, 0].sum() > table[:, 1, 0].sum()
+    mirrors = np.array([[61.4, 2.9, 3.2], [35.6, 1.7, -3.4]])
+    table, ground = likelihoods(mirrors, chosen, (0,), np.array([[91.3, 0.3, 4.4], [94.1, 0.7, 4.3]]))
+    assert (table[:, 1, 0] > table[:, 0, 0]).all() and (table[:, 1, 0] > ground).all()
 
 
 def test_a_memory_names_every_face_and_shades_clear_over_the_mat() -> None:
