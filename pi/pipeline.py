@@ -355,7 +355,8 @@ class Pipeline:
             except RulesError:
                 continue
             after = expected_view(game.name, board)
-            if all(after[square] == current[square] for square in lasting) and belief.fits_first_look(first, moves):
+            possible = belief.fits_first_look(first, moves, self.beliefs.seen)
+            if possible and all(after[square] == current[square] for square in lasting):
                 trials.append((moves, board))
         return trials
 

@@ -252,14 +252,15 @@ class Belief:
             rewind = done
         return ask_reading(paths, reason, same_view, scorer, verdict, rewind)
 
-    def fits_first_look(self, first: Observation, moves: Sequence[str]) -> bool:
+    def fits_first_look(self, first: Observation, moves: Sequence[str], before: Observation | None = None) -> bool:
         """Tells whether moves a second look read under their own position may be what the first
         look saw (pi.pipeline): a square they change that the first look read unchanged, it
         doubted by less than FIRST_LOOK_DOUBT, and a square the first look read changed that
-        they leave alone is a king step from one they change. A moved piece hides or shows only
-        cells near it; a look under a trial position leans to that position's pieces wherever it
-        cannot see well, so it must not overrule what the first look saw clearly."""
-        scorer = scorer_for(self.game, self.state, first, self.settings)
+        they leave alone is a king step from one they change (a misreading that lasts since
+        `before`, the last reading accepted, counts as unchanged). A moved piece hides or shows
+        only cells near it; a look under a trial position leans to that position's pieces
+        wherever it cannot see well, so it must not overrule what the first look saw clearly."""
+        scorer = scorer_for(self.game, self.state, first, self.settings, before)
         diff = scorer.diff(view_of(self.game, self.game.play_all(list(moves), self.state)))
         changes = {square for square, _ in diff}
         if any(square not in scorer.changed and scorer.doubt(square, label) >= FIRST_LOOK_DOUBT

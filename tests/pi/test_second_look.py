@@ -91,6 +91,21 @@ def test_a_second_look_does_not_explain_away_a_change_far_from_its_move(session:
     assert observer.truth not in observer.boards
 
 
+def test_a_lasting_misreading_far_from_the_move_does_not_stop_its_second_look(session: Session) -> None:
+    """a7 has read the same wrong way since the last accepted reading: a misreading that lasts,
+    which says nothing about this change, so the move is still read on a second look."""
+    records: list[dict[str, Any]] = []
+    observer = Leaning(session, TIPPED)
+    pipeline = pipeline_with(session, observer, records)
+    before = view_of(session.game, session.state)
+    misread = "empty" if before["a7"] != "empty" else "dark-block-upright"
+    pipeline.beliefs.seen = Observation.certain("block-arena", {**before, "a7": misread})
+    observer.view = {**observer.view, "a7": misread}
+    first = observer(object(), session.game.board(session.state), pipeline.memory)  # type: ignore[arg-type]
+    reading = pipeline.on_observation(10, first, object())  # type: ignore[arg-type]
+    assert reading.kind == "move" and reading.moves == (TIPPED,)
+
+
 def test_without_a_scene_there_is_no_second_look(session: Session) -> None:
     records: list[dict[str, Any]] = []
     observer = Leaning(session, TIPPED)
