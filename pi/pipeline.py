@@ -355,8 +355,8 @@ class Pipeline:
             except RulesError:
                 continue
             after = expected_view(game.name, board)
-            possible = belief.fits_first_look(first, moves, self.beliefs.seen)
-            if possible and all(after[square] == current[square] for square in lasting):
+            keeps_lasting = all(after[square] == current[square] for square in lasting)
+            if keeps_lasting and belief.fits_first_look(first, moves, self.beliefs.seen):
                 trials.append((moves, board))
         return trials
 
