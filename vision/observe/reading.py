@@ -165,17 +165,23 @@ def pattern_search(costs: Callable[[Sequence[FloatArray]], list[float]], start: 
     return best
 
 
-def per_fix(scene: Scene, memory: ColourMemory, slot: str, compute: Callable[[], Kept]) -> Kept:
-    """Returns a value kept in a memory's slot per board fix (the homography's bytes with the
+def per_fix(scene: Scene, memory: ColourMemory, name: str, compute: Callable[[], Kept]) -> Kept:
+    """Returns a named value kept in the memory per board fix (the homography's bytes with the
     value), computed only when the fix is new (or the memory keeps nothing)."""
     view = scene.view.homography.tobytes()
-    kept = getattr(memory, slot) if isinstance(memory, SynthMemory) else None
-    if kept is not None and kept[0] == view:
-        return cast(Kept, kept[1])
+    kept = kept_for_fix(memory, name, view)
+    if kept is not None:
+        return cast(Kept, kept)
     value = compute()
     if isinstance(memory, SynthMemory):
-        setattr(memory, slot, (view, value))
+        memory.per_fix[name] = (view, value)
     return value
+
+
+def kept_for_fix(memory: ColourMemory, name: str, view: bytes) -> object | None:
+    """Returns the named value the memory keeps for a board fix, or None."""
+    kept = memory.per_fix.get(name) if isinstance(memory, SynthMemory) else None
+    return kept[1] if kept is not None and kept[0] == view else None
 
 
 def registration_of(scene: Scene, memory: ColourMemory) -> Registration:
@@ -392,12 +398,13 @@ def anticipate(model: Model, scene: Scene, board: Mapping[str, Any], memory: Col
     have doubled). The scene is the last still one: only its fix and frame size are used."""
     context = check_inputs(model, scene, board, memory)
     view = scene.view.homography.tobytes()
-    if not isinstance(memory, SynthMemory) or memory.placed is None or memory.registered is None:
+    registration = kept_for_fix(memory, "registered", view)
+    if not isinstance(memory, SynthMemory) or memory.placed is None or registration is None:
         return False
     pieces = sum(label != EMPTY for label in context.values())
-    if memory.registered[0] != view or not place_holds(memory.placed, view, pieces):
+    if not place_holds(memory.placed, view, pieces):
         return False
-    still = Frame(scene, memory.registered[1], None)
+    still = Frame(scene, cast(Registration, registration), None)
     synthesis = Synthesis(model, still, memory.placed.place)
     key = (synthesis.place.centre, view, tuple(sorted(context.items())))
     geometry = geometry_for(synthesis, context, key, memory)

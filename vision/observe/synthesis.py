@@ -173,15 +173,14 @@ class Placed:
 
 
 class SynthMemory(ColourMemory):
-    """A game's colour prototypes plus what is kept between frames: the mat's registration, the
-    refined camera place, the lens fits it starts from and the ray geometry of the last positions
-    (and of their re-reads)."""
+    """A game's colour prototypes plus what is kept between frames: values kept per board fix
+    (the mat's registration, the lens fits), the refined camera place and the ray geometry of the
+    last positions (and of their re-reads)."""
 
     def __init__(self, nominal: Mapping[str, tuple[float, float, float]], **settings: Any) -> None:
         super().__init__(nominal, **settings)
-        self.registered: tuple[bytes, Registration] | None = None
+        self.per_fix: dict[str, tuple[bytes, object]] = {}  # per_fix: a name's value with its board fix
         self.placed: Placed | None = None
-        self.lens_fits: tuple[bytes, tuple[CameraPlace, ...]] | None = None
         self.geometries: dict[tuple[Any, ...], Geometry] = {}
         self.lights: dict[Hashable, LightPlan] = {}
 
