@@ -52,7 +52,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
-from rules.core import Game, IllegalMoveError, parse_square
+from rules.core import Game, IllegalMoveError
 from vision.infer import (
     UNCLEAR,
     Entry,
@@ -74,7 +74,7 @@ from vision.infer import (
     unchanged_reading,
     view_of,
 )
-from vision.observation import MAX_GRID, Observation
+from vision.observation import Observation, king_step
 
 MAX_STATES = 16
 MISSED = 6  # the nearest explanations of illegal readings kept to start a later reading from
@@ -299,7 +299,3 @@ class Belief:
         return Belief.start(self.game, self.game.play_all(list(path), self.anchor), self.settings)
 
 
-def king_step(square: str, other: str) -> bool:
-    """Tells whether two squares are one king step apart."""
-    (x, y), (u, v) = parse_square(square, MAX_GRID), parse_square(other, MAX_GRID)
-    return max(abs(x - u), abs(y - v)) == 1

@@ -51,7 +51,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Collection, Mapping
 
-from rules.core import square_name
+from rules.core import parse_square, square_name
 
 EMPTY = "empty"
 PROBABILITY_SLACK = 1e-6
@@ -126,6 +126,12 @@ def _known_game(game: str) -> str:
 def grid_squares(size: int) -> tuple[str, ...]:
     """Returns the names of every square of a size x size grid, a1 first, file by file."""
     return tuple(square_name(f, r) for f in range(size) for r in range(size))
+
+
+def king_step(square: str, other: str) -> bool:
+    """Tells whether two squares are one king step apart."""
+    (x, y), (u, v) = parse_square(square, MAX_GRID), parse_square(other, MAX_GRID)
+    return max(abs(x - u), abs(y - v)) == 1
 
 
 def _probability(value: object, what: str, key: object = None) -> float:

@@ -16,6 +16,7 @@ from vision.observation import (
     ObservationError,
     grid_squares,
     is_label,
+    king_step,
     noisy_observation,
 )
 
@@ -113,3 +114,11 @@ def test_noisy_observations_are_seeded_and_honest() -> None:
         else:
             assert 0.6 <= cell.confidence <= 0.99
     assert first.cells["a1"].probability("donkey") == 0.0  # a changed cell's old label
+
+
+@pytest.mark.parametrize("square, other, step", [
+    ("b2", "a1", True), ("b2", "c3", True), ("b2", "b3", True), ("b2", "b2", False), ("b2", "d2", False),
+    ("a9", "b10", True), ("a1", "a3", False),
+])
+def test_a_king_step_is_one_square_in_any_direction(square: str, other: str, step: bool) -> None:
+    assert king_step(square, other) is step

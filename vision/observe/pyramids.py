@@ -20,7 +20,7 @@ import numpy as np
 
 from vision.expect import visible_rows
 from vision.kit import Kit, Mat
-from vision.observation import EMPTY
+from vision.observation import EMPTY, king_step
 from vision.observe.context import Scene
 from vision.observe.stack_colours import Colours, FloatArray
 from vision.observe.stacks import HEIGHT, Z0, block
@@ -84,9 +84,7 @@ def stacks_of(board: Mapping[str, Any]) -> dict[str, Stack]:
 
 def near(square: str, stacks: Mapping[str, Stack]) -> dict[str, Stack]:
     """Returns the stacks on the squares around one (only they lean into its samples)."""
-    file, rank = ord(square[0]), int(square[1:])
-    return {other: layers for other, layers in stacks.items()
-            if other != square and abs(ord(other[0]) - file) <= 1 and abs(int(other[1:]) - rank) <= 1}
+    return {other: layers for other, layers in stacks.items() if king_step(square, other)}
 
 
 @lru_cache(maxsize=4096)
