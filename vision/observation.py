@@ -128,6 +128,7 @@ def grid_squares(size: int) -> tuple[str, ...]:
     return tuple(square_name(f, r) for f in range(size) for r in range(size))
 
 
+@lru_cache(maxsize=65536)
 def king_step(square: str, other: str) -> bool:
     """Tells whether two squares are one king step apart."""
     (x, y), (u, v) = parse_square(square, MAX_GRID), parse_square(other, MAX_GRID)
