@@ -90,13 +90,13 @@ def near(square: str, stacks: Mapping[str, Stack]) -> dict[str, Stack]:
 @lru_cache(maxsize=4096)
 def candidates(current: Stack) -> tuple[Stack, ...]:
     """Returns the stacks a square may show: the current one first, then with top pieces gone,
-    new pieces on top and black caps on towers one new piece completes, then the empty square."""
+    new pieces on top and black caps on towers the new pieces complete, then the empty square."""
     found = [current]
     for removed in range(min(REMOVED, len(current) - 1) + 1):
         base = current[:len(current) - removed]
         for added in _additions(base[-1][1]):
             grown = base + added
-            capped = _tower(grown) and not removed and len(added) == 1
+            capped = _tower(grown) and not removed and len(added) > 0
             found.extend([grown] + [grown + ((BLACK, size),) for size in "LMS" if capped])
     found.append(())
     return tuple(dict.fromkeys(found))

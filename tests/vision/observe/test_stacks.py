@@ -196,6 +196,13 @@ def test_a_black_cap_comes_only_with_the_one_piece_that_completes_a_tower() -> N
     assert {stack[-1][1] for stack in capped} == {"L", "M", "S"}
 
 
+def test_a_black_cap_comes_with_two_pieces_that_complete_a_tower_between_two_still_frames() -> None:
+    stacks = blockade.candidates(((3, "L"),))  # a Medium, then a Small, put on a blue Large in one go
+    capped = [stack for stack in stacks if stack and stack[-1][0] == blockade.BLACK]
+    assert {stack[:-1] for stack in capped} == {((3, "L"), (-1, "M"), (-1, "S"))}
+    assert not [stack for stack in blockade.candidates(((3, "L"), (3, "S"))) if stack[-1:] == ((blockade.BLACK, "L"),)]
+
+
 def test_every_painted_candidate_is_a_label_of_the_vocabulary() -> None:
     stacks = blockade.candidates(((5, "L"),) + ((2, "M"),) * 5)
     table = blockade.paintings(stacks)
