@@ -64,6 +64,16 @@ LOOKS: dict[str, Look] = {
                            vignette=0.25, blur_px=0.5, read_noise=3.0, shot_noise=4.0, jpeg_quality=75),
                 LightSpec(kelvin=4200, lux=160, lux_end=190, sources=((330.0, 55.0, 1.0), (150.0, 40.0, 0.5)),
                           ambient=0.3, shadow_blur_mm=14, awb=0.5, table_rgb=(60, 60, 64))),
+    # Two more held-out looks (2026-11-30, later): a 1280x960 camera over a green felt table
+    # under two sources, and a 640x480 one with strong barrel distortion under one low warm lamp.
+    "fresh-a": (CameraSpec(height_mm=620, tilt_deg=11, azimuth_deg=235, roll_deg=65, hfov_deg=64, size=(1280, 960),
+                           k1=-0.05, vignette=0.2, read_noise=2.0, shot_noise=3.0, jpeg_quality=82),
+                LightSpec(kelvin=5000, lux=450, sources=((200.0, 50.0, 1.0), (20.0, 70.0, 0.7)), ambient=0.3,
+                          shadow_blur_mm=6, awb=0.7, table_rgb=(40, 70, 50))),
+    "fresh-b": (CameraSpec(height_mm=540, tilt_deg=15, azimuth_deg=100, roll_deg=-10, hfov_deg=62, size=(640, 480),
+                           k1=-0.22, vignette=0.3, read_noise=3.0, shot_noise=4.0, jpeg_quality=75),
+                LightSpec(kelvin=2700, lux=180, sources=((90.0, 35.0, 1.0),), ambient=0.25,
+                          shadow_blur_mm=16, awb=0.4, table_rgb=(200, 190, 175))),
 }
 SPECS = (
     Spec("block-arena-9x9-real-warm", "block-arena", "9x9", "warm", 27, 80, full=True),
