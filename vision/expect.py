@@ -173,6 +173,15 @@ def _layers(label: str) -> list[str]:
     return [] if label == EMPTY else label.split("/")
 
 
+def seen_part(game: str, label: str) -> str:
+    """Returns what the camera can tell of a label: in Block Arena, a block carrying a meeple
+    without its orientation (such a block never turns, RULES.md, so the position knows it, and
+    the meeple on its top hides the block's height); elsewhere the label itself."""
+    if game != "block-arena" or "meeple" not in label:
+        return label
+    return label.removesuffix("-upright").removesuffix("-lying")
+
+
 def faint_pair(game: str, label: str, after: str) -> bool:
     """Tells whether a cell's label turns into another only by losing its top pyramid, nested in
     one of its colour (Blockade: `red-S/red-L` to `red-L`, `red-S/red-S/red-L` to `red-S/red-L`),

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Literal, Mapping, Sequence
 
 from rules.core import Game, IllegalMoveError, InvalidMoveError
-from vision.expect import expected_view, faint_pair, suggested_moves
+from vision.expect import expected_view, faint_pair, seen_part, suggested_moves
 from vision.observation import Observation
 
 Kind = Literal["none", "move", "ambiguous", "illegal"]
@@ -175,9 +175,18 @@ class Scorer:
         key = (square, label)
         value = self._terms.get(key)
         if value is None:
-            value = math.log(max(self.seen.cells[square].probability(label), self._floor))
+            value = math.log(max(self.probability(square, label), self._floor))
             self._terms[key] = value
         return value
+
+    def probability(self, square: str, label: str) -> float:
+        """Returns the probability the reading gives what the camera can tell of a label at a
+        square (expect.seen_part: every label it cannot tell from this one counts with it)."""
+        cell, game = self.seen.cells[square], self.seen.game
+        part = seen_part(game, label)
+        if part == label:
+            return cell.probability(label)
+        return sum(p for other, p in cell.probs.items() if seen_part(game, other) == part)
 
     def doubt(self, square: str, label: str) -> float:
         """Returns by how many nats a square's reading favours its best label over this one."""

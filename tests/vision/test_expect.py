@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from rules import get_game
-from vision.expect import ViewError, expected_view, faint_pair, suggested_moves, visible, visible_rows
+from vision.expect import ViewError, expected_view, faint_pair, seen_part, suggested_moves, visible, visible_rows
 from vision.observation import grid_squares, is_label
 
 Piece = dict[str, Any]
@@ -303,3 +303,10 @@ def test_a_faint_change_is_a_pyramid_leaving_or_joining_one_of_its_colour(label:
 
 def test_only_blockade_has_faint_changes() -> None:
     assert not faint_pair("tuned", "dog/donkey", "donkey")
+
+
+def test_a_block_carrying_a_meeple_is_seen_without_its_orientation() -> None:
+    assert seen_part("block-arena", "light-meeple/dark-block-upright") == "light-meeple/dark-block"
+    assert seen_part("block-arena", "both-meeples/light-block-lying") == "both-meeples/light-block"
+    assert seen_part("block-arena", "light-block-lying") == "light-block-lying"
+    assert seen_part("tuned", "dog/donkey") == "dog/donkey"

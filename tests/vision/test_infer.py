@@ -204,6 +204,16 @@ def test_a_cell_read_without_a_clear_winner_is_asked_about() -> None:
     assert loose.moves == ("+cat@b2",)
 
 
+def test_a_meeple_on_its_block_is_read_though_the_block_under_it_reads_turned() -> None:
+    game = get_game("block-arena", "9x9")
+    state = game.play_all("+c1 +c9 +d1 +d9 +e1f1 +e9f9 +g1 +g9".split())
+    cells = {s: CellSeen.sure(label) for s, label in view_of(game, state).items()}
+    cells["d1"] = CellSeen.from_probs({"light-meeple/light-block-lying": 0.976, "light-meeple/light-block-upright": 0.024})
+    assert read_change(game, state, Observation("block-arena", cells)).moves == ("M+d1",)
+    cells["d1"] = CellSeen.from_probs({"light-block-lying": 0.976, "light-meeple/light-block-upright": 0.024})
+    assert read_change(game, state, Observation("block-arena", cells)).kind == "illegal"  # no meeple seen: blocks never turn
+
+
 def test_a_weak_change_is_not_a_move() -> None:
     game = get_game("tuned")
     state = game.play_all(["+donkey@a1"])
