@@ -39,7 +39,8 @@ from vision.observe.casting import FACES, Array32, FloatArray, IntArray, within_
 from vision.observe.geometry import Geometry, variant_costs
 from vision.observe.synthesis import (Frame, Model, Placed, SynthMemory, Synthesis, memory_for, prototypes_of,
                                       Scorer, matte_costs)
-from vision.pose import CameraPlace
+from vision.board import BoardView
+from vision.pose import CameraPlace, focal_spread, homography_focal, place_for_focal
 
 Surfaces = tuple[IntArray, NDArray[np.bool_]]  # the surface each ray shows, whether every cast agrees
 MIN_SIDE_RAYS = 12  # sure rays on sides facing one way needed to learn their shade
@@ -49,6 +50,8 @@ MIN_SIDE_RAYS = 12  # sure rays on sides facing one way needed to learn their sh
 
 PLACE_STEPS = ((24.0, 48.0), (12.0, 24.0), (6.0, 12.0), (3.0, 6.0))  # (across, height) mm
 MOVES_PER_STEP = 4
+PINNED_SPREAD = 0.05  # log focal length: a homography this sure of it pins the camera place (pinned_place)
+PINNED_STEPS = 2  # ... which the pieces only nudge, with the finer PLACE_STEPS from this one on
 PLACE_GAIN = 10.0  # nats a place must explain better to be taken over the one at hand
 
 
@@ -200,16 +203,27 @@ def camera_place(model: Model, frame: Frame, context: Mapping[str, str], memory:
     if placed is not None and place_holds(placed, view, pieces):
         return placed.place
     warm = placed is not None and placed.view == view and placed.pieces > 0
-    starts = lens_fits(scene, frame.registration, memory)
-    if warm and placed is not None:  # kept unless a lens fit explains the pieces clearly better
+    pinned = per_fix(scene, memory, "pinned", lambda: (pinned_place(scene.view),))[0]
+    starts = [pinned] if pinned is not None else lens_fits(scene, frame.registration, memory)
+    if warm and placed is not None and pinned is None:  # kept unless a lens fit explains the pieces clearly better
         starts = [placed.place, *starts]
     place = starts[0]
     if model.fit_place:
         synthesis = Synthesis(model, frame, place)
-        place = fit_place(synthesis, context, prototypes_of(model, memory), starts, PLACE_STEPS[2 if warm else 1:])
+        steps = PLACE_STEPS[PINNED_STEPS:] if pinned is not None else PLACE_STEPS[2 if warm else 1:]
+        place = fit_place(synthesis, context, prototypes_of(model, memory), starts, steps)
     if isinstance(memory, SynthMemory):
         memory.placed = Placed(view, place, pieces)
     return place
+
+
+def pinned_place(view: BoardView) -> CameraPlace | None:
+    """Returns the camera place the homography pins down on its own (a camera leaning far enough
+    off straight down tells its focal length, within PINNED_SPREAD), or None."""
+    focal = homography_focal(view) if not view.lens_known else None
+    if focal is None or focal_spread(view) > PINNED_SPREAD:
+        return None
+    return place_for_focal(view, focal)
 
 
 def lens_fits(scene: Scene, registration: Registration, memory: ColourMemory) -> list[CameraPlace]:

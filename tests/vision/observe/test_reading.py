@@ -11,11 +11,13 @@ import pytest
 
 from tests.vision.observe.block_scenes import VariantCamera
 from tests.vision.observe.stack_scenes import KIT
+from tests.vision.test_pose import view_of
 from vision.observe import block_arena
 from vision.observe.colours import ColourMemory
 from vision.observe.context import Scene
-from vision.observe.reading import per_fix
+from vision.observe.reading import per_fix, pinned_place
 from vision.observe.synthesis import Synthesis
+from vision.render.camera import CameraSpec
 
 OPENING = ["+a1", "+a9b9", "+c1d1", "+e9", "+f1", "+g9"]
 PLIES = 2  # moves played after the opening
@@ -90,3 +92,12 @@ def test_a_value_kept_per_board_fix_is_computed_once_per_fix() -> None:
     assert per_fix(fix(np.eye(3)), memory, "registered", compute) == 1 and len(calls) == 1
     assert per_fix(fix(1.001 * np.eye(3)), memory, "registered", compute) == 2  # the camera was bumped
     assert per_fix(fix(np.eye(3)), ColourMemory({"mat": (200, 200, 200)}), "registered", compute) == 3  # a memory that keeps nothing
+
+
+def test_a_leaning_camera_pins_its_place_down_and_one_straight_down_does_not() -> None:
+    leaning = CameraSpec(height_mm=540, tilt_deg=15, azimuth_deg=100, roll_deg=-10, hfov_deg=62.0, size=(640, 480))
+    view, camera = view_of(leaning, 0.2, 1)
+    place = pinned_place(view)
+    assert place is not None and np.allclose(place.centre, camera.centre, atol=8.0)  # type: ignore[attr-defined]
+    assert pinned_place(view_of(leaning, 3.0, 1)[0]) is None  # corners too far off to tell the focal length
+    assert pinned_place(view_of(CameraSpec(height_mm=650, tilt_deg=0.0, hfov_deg=54.0))[0]) is None
