@@ -174,17 +174,18 @@ def per_fix(scene: Scene, memory: ColourMemory, name: str, compute: Callable[[],
     view = scene.view.homography.tobytes()
     kept = kept_for_fix(memory, name, view)
     if kept is not None:
-        return cast(Kept, kept)
+        return cast(Kept, kept[1])
     value = compute()
     if isinstance(memory, SynthMemory):
         memory.per_fix[name] = (view, value)
     return value
 
 
-def kept_for_fix(memory: ColourMemory, name: str, view: bytes) -> object | None:
-    """Returns the named value the memory keeps for a board fix, or None."""
+def kept_for_fix(memory: ColourMemory, name: str, view: bytes) -> tuple[bytes, object] | None:
+    """Returns the named entry (the board fix with its value, which may be None) the memory
+    keeps for a board fix, or None when it keeps none for that fix."""
     kept = memory.per_fix.get(name) if isinstance(memory, SynthMemory) else None
-    return kept[1] if kept is not None and kept[0] == view else None
+    return kept if kept is not None and kept[0] == view else None
 
 
 def registration_of(scene: Scene, memory: ColourMemory) -> Registration:
@@ -203,7 +204,7 @@ def camera_place(model: Model, frame: Frame, context: Mapping[str, str], memory:
     if placed is not None and place_holds(placed, view, pieces):
         return placed.place
     warm = placed is not None and placed.view == view and placed.pieces > 0
-    pinned = per_fix(scene, memory, "pinned", lambda: (pinned_place(scene.view),))[0]
+    pinned = per_fix(scene, memory, "pinned", lambda: pinned_place(scene.view))
     starts = [pinned] if pinned is not None else lens_fits(scene, frame.registration, memory)
     if warm and placed is not None and pinned is None:  # kept unless a lens fit explains the pieces clearly better
         starts = [placed.place, *starts]
@@ -412,13 +413,13 @@ def anticipate(model: Model, scene: Scene, board: Mapping[str, Any], memory: Col
     have doubled). The scene is the last still one: only its fix and frame size are used."""
     context = check_inputs(model, scene, board, memory)
     view = scene.view.homography.tobytes()
-    registration = kept_for_fix(memory, "registered", view)
-    if not isinstance(memory, SynthMemory) or memory.placed is None or registration is None:
+    registered = kept_for_fix(memory, "registered", view)
+    if not isinstance(memory, SynthMemory) or memory.placed is None or registered is None:
         return False
     pieces = sum(label != EMPTY for label in context.values())
     if not place_holds(memory.placed, view, pieces):
         return False
-    still = Frame(scene, cast(Registration, registration), None)
+    still = Frame(scene, cast(Registration, registered[1]), None)
     synthesis = Synthesis(model, still, memory.placed.place)
     key = (synthesis.place.centre, view, tuple(sorted(context.items())))
     geometry = geometry_for(synthesis, context, key, memory)

@@ -74,7 +74,6 @@ def test_nothing_is_anticipated_once_the_pieces_have_doubled(scenes: list[tuple[
     assert memory.geometries.keys() == kept.keys()
 
 
-
 def fix(homography: np.ndarray) -> Scene:
     """Returns a stand-in scene holding only a board fix's homography (all per_fix reads)."""
     return SimpleNamespace(view=SimpleNamespace(homography=homography))  # type: ignore[return-value]
@@ -92,6 +91,13 @@ def test_a_value_kept_per_board_fix_is_computed_once_per_fix() -> None:
     assert per_fix(fix(np.eye(3)), memory, "registered", compute) == 1 and len(calls) == 1
     assert per_fix(fix(1.001 * np.eye(3)), memory, "registered", compute) == 2  # the camera was bumped
     assert per_fix(fix(np.eye(3)), ColourMemory({"mat": (200, 200, 200)}), "registered", compute) == 3  # a memory that keeps nothing
+
+
+def test_a_value_of_none_kept_per_board_fix_is_computed_once_too() -> None:
+    memory = block_arena.new_memory(KIT)
+    calls: list[int] = []
+    assert per_fix(fix(np.eye(3)), memory, "pinned", lambda: calls.append(1)) is None
+    assert per_fix(fix(np.eye(3)), memory, "pinned", lambda: calls.append(1)) is None and len(calls) == 1
 
 
 def test_a_leaning_camera_pins_its_place_down_and_one_straight_down_does_not() -> None:
