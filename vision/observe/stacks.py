@@ -8,8 +8,9 @@ neighbours' stacks of the referee's current position: the first solid met, its f
 of four sides) and its colour predict the sample; a ray that meets nothing shows the mat. The
 samples are scored against the colour model of vision.observe.stack_colours (prototypes per
 colour and face, learnt from the cells the current position explains and that read so, then the
-frame is read again if they moved much). Every candidate of a cell explains the same samples,
-so summed log-likelihoods compare; scaled for the samples' correlation and softened, they give
+frame is read again if they moved much). A sample on an edge of what a candidate shows there
+counts less: the blur mixes the colours on either side, and a small piece far off is almost all
+edges. Every candidate of a cell explains the same samples, so summed log-likelihoods compare; scaled for the samples' correlation and softened, they give
 the cell's probabilities. Labels the camera cannot tell apart share one score, and the current
 label takes most of their share (CURRENT_SHARE). A StackMemory keeps each cell's ray geometry
 for the next frame: it changes only with the camera or the stacks around the cell.
@@ -41,6 +42,9 @@ TEMPERATURE = 2.0  # further softening of the summed log-likelihoods
 CURRENT_PRIOR = 1.0  # nats in favour of the look of the label the current position expects
 CURRENT_SHARE = 0.85  # of a group of look-alike labels, what the current one takes
 MIN_PROBABILITY = 1e-3
+EDGE_WEIGHT = 0.7  # a sample on an edge of what a stack shows counts this much (the blur mixes it
+# with its neighbour): at 0.7 every Blockade and Tuned set reads at least as before, at 0.55 and
+# 0.4 some read false moves or stop sooner
 RELEARNT = 1.5  # prototypes that moved further than this (Lab) are worth reading the frame again
 
 
@@ -260,28 +264,46 @@ def visible_layers(hits: Hits, stacks: IntArray) -> tuple[IntArray, BoolArray]:
 @dataclass(frozen=True, slots=True)
 class Coverage:
     """What each candidate stack shows on a cell's samples (geometry only, kept with the cell):
-    the samples its own layers paint, as a key (stack x depth + layer), the sample and the face;
-    and, per stack and sample, whether the backdrop shows instead (T x P)."""
+    the samples its own layers paint, as a key (stack x depth + layer), the sample, the face and
+    the weight it counts with; and, per stack and sample, the weight of the backdrop where it
+    shows instead (T x P; 0 where a layer shows)."""
 
     keys: IntArray
     pixels: IntArray
     faces: IntArray
-    bare: BoolArray
+    bare: FloatArray
     shape: tuple[int, int]
+    weights: FloatArray
 
 
-def coverage(hits: Hits, stacks: IntArray, behind: Backdrop,
+def coverage(hits: Hits, stacks: IntArray, behind: Backdrop, grid: tuple[int, int],
              seen: tuple[IntArray, BoolArray] | None = None) -> Coverage:
     """Returns which samples every candidate stack's layers paint, and with which face (seen:
-    the stacks' visible layers, if known)."""
+    the stacks' visible layers, if known; grid: the samples' rows and columns), each sample
+    weighed by whether it lies on an edge of what the stack shows (edge_weights)."""
     depth = stacks.shape[1]
     layers, met = seen or visible_layers(hits, stacks)
     chosen = np.take_along_axis(stacks, layers, axis=1).clip(min=0)
     columns = np.arange(len(behind.z))[None, :]
     own = met & (hits.z[chosen, columns] > behind.z[None, :])
+    faces = hits.face[chosen, columns]
     keys = (np.arange(len(stacks))[:, None] * depth + layers)[own]
     pixels = np.broadcast_to(columns, own.shape)[own]
-    return Coverage(keys, pixels, hits.face[chosen, columns][own], ~own, (len(stacks), depth))
+    shown = np.where(own, layers * len(FACES) + faces, -2 - behind.part[None, :])
+    weights = edge_weights(shown, grid)
+    return Coverage(keys, pixels, faces[own], np.where(own, 0.0, weights), (len(stacks), depth), weights[own])
+
+
+def edge_weights(shown: IntArray, grid: tuple[int, int]) -> FloatArray:
+    """Returns each sample's weight under each stack (shown: T x P codes of what it shows there):
+    EDGE_WEIGHT where a grid neighbour shows something else (the blur mixes the two there, so a
+    small piece's few samples all but lose their colour), else 1."""
+    rows = shown.reshape(len(shown), *grid)
+    padded = np.pad(rows, ((0, 0), (1, 1), (1, 1)), mode="edge")
+    middle = padded[:, 1:-1, 1:-1]
+    same = ((middle == padded[:, :-2, 1:-1]) & (middle == padded[:, 2:, 1:-1]) &
+            (middle == padded[:, 1:-1, :-2]) & (middle == padded[:, 1:-1, 2:]))
+    return np.asarray(np.where(same, 1.0, EDGE_WEIGHT).reshape(len(shown), -1), np.float64)
 
 
 def score_all(models: Sequence[CellModel], table: FloatArray, ground: FloatArray) -> list[StackScores]:
@@ -296,6 +318,7 @@ def score_all(models: Sequence[CellModel], table: FloatArray, ground: FloatArray
     pixels = np.concatenate([model.covered.pixels for model in models]) + np.repeat(starts[:-1], painted)
     keys = np.concatenate([model.covered.keys for model in models]) + np.repeat(firsts[:-1], painted)
     seen = table[pixels, :, np.concatenate([model.covered.faces for model in models])]
+    seen *= np.concatenate([model.covered.weights for model in models])[:, None]
     colours = table.shape[1]
     bins = (keys[:, None] * colours + np.arange(colours)[None, :]).ravel()
     shares = np.bincount(bins, weights=seen.ravel(), minlength=int(firsts[-1]) * colours)
@@ -374,7 +397,7 @@ def build_models(plans: Sequence[CellPlan], camera: tuple[float, float, float],
         parts = predicted_parts(own, plan.stacks[plan.current[0]], plan.blocks, behind,
                                 (layers[0][plan.current[0]][None], layers[1][plan.current[0]][None]))
         models.append(CellModel(plan.patch, plan.blocks, plan.stacks, behind, *plan.current, plan.kinds,
-                                coverage(own, plan.stacks, behind, layers), parts,
+                                coverage(own, plan.stacks, behind, plan.patch.grid, layers), parts,
                                 interior(parts, plan.patch.grid)))
     return models
 

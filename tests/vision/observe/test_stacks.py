@@ -19,7 +19,8 @@ from vision.observe.stack_colours import (
     mat_field, mat_likelihood, nominal_colours, palette, teach,
 )
 from vision.observe.stacks import (
-    CURRENT_SHARE, Hits, StackMemory, block, cast, cast_kept, grouped_reading, stack_memory, visible_layers,
+    CURRENT_SHARE, EDGE_WEIGHT, Backdrop, Hits, StackMemory, block, cast, cast_kept, coverage, grouped_reading,
+    stack_memory, visible_layers,
 )
 from vision.pose import CameraPlace
 
@@ -82,6 +83,25 @@ def test_the_topmost_layer_met_is_the_one_seen() -> None:
     layers, met = visible_layers(hits, np.array([[0, 1], [0, -1], [-1, -1]]))
     assert layers[0].tolist()[:2] == [1, 0] and layers[1].tolist()[:1] == [0]
     assert met.tolist() == [[True, True, False], [True, True, False], [False, False, False]]
+
+
+def test_samples_on_the_edges_of_what_a_stack_shows_count_less() -> None:
+    # At 640x480 a Small's few samples are all edges, blurred with what lies round them: counted
+    # whole, a blue Small on a clear Large read gone at 1.0 from one frame to the next (held-out
+    # Blockade 617, c3 at frame 106).
+    offsets = np.arange(-6.0, 7.0, 2.0)
+    points = np.array([[100.0 + dx, 100.0 + dy] for dy in offsets for dx in offsets])
+    hits = cast(block(100.0, 100.0, 0.0, (10.0, 10.0, 10.0), False, 0)[None, :], points, CAMERA)
+    behind = Backdrop(np.full(len(points), -np.inf), np.full(len(points), -1, np.int64))
+    covered = coverage(hits, np.array([[0], [-1]]), behind, (7, 7))
+    weights = np.zeros((7, 7))
+    weights.ravel()[covered.pixels] = covered.weights
+    inner, rim = weights[2:5, 2:5], weights[1:6, 1:6].copy()
+    rim[1:4, 1:4] = np.nan
+    assert np.all(inner == 1.0) and np.all(rim[~np.isnan(rim)] == EDGE_WEIGHT)
+    around = covered.bare[0].reshape(7, 7)
+    assert around[0, 0] == 1.0 and around[0, 3] == EDGE_WEIGHT and around[3, 3] == 0.0
+    assert np.all(covered.bare[1] == 1.0)  # with no piece on it, the cell shows the mat alone: no edges
 
 
 def test_look_alike_labels_share_and_the_current_one_leads() -> None:
