@@ -9,8 +9,8 @@ of four sides) and its colour predict the sample; a ray that meets nothing shows
 samples are scored against the colour model of vision.observe.stack_colours (prototypes per
 colour and face, learnt from the cells the current position explains and that read so, then the
 frame is read again if they moved much). A sample on an edge of what a candidate shows there
-counts less: the blur mixes the colours on either side, and a small piece far off is almost all
-edges. Every candidate of a cell explains the same samples, so summed log-likelihoods compare; scaled for the samples' correlation and softened, they give
+counts less and may show a mix with the colour across the edge (vision.observe.edges): the blur
+mixes the two, and a small piece far off is almost all edges. Every candidate of a cell explains the same samples, so summed log-likelihoods compare; scaled for the samples' correlation and softened, they give
 the cell's probabilities. Labels the camera cannot tell apart share one score, and the current
 label takes most of their share (CURRENT_SHARE). A StackMemory keeps each cell's ray geometry
 for the next frame: it changes only with the camera or the stacks around the cell.
@@ -33,6 +33,7 @@ from vision.observe.stack_colours import (
     FACES, MAT, SHADED_SHIFT, TOP, BoolArray, Colours, FloatArray, IntArray, Palette,
     field_basis, field_on, interior, lessons, likelihoods, noise_level, nominal_colours, palette, teach,
 )
+from vision.observe.edges import MAT_PART, UNKNOWN, Mixes, across_edges, edge_weights, mixed_scores, mixes_of
 from vision.pose import image_points
 
 SIDES = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
@@ -42,9 +43,6 @@ TEMPERATURE = 2.0  # further softening of the summed log-likelihoods
 CURRENT_PRIOR = 1.0  # nats in favour of the look of the label the current position expects
 CURRENT_SHARE = 0.85  # of a group of look-alike labels, what the current one takes
 MIN_PROBABILITY = 1e-3
-EDGE_WEIGHT = 0.7  # a sample on an edge of what a stack shows counts this much (the blur mixes it
-# with its neighbour): at 0.7 every Blockade and Tuned set reads at least as before, at 0.55 and
-# 0.4 some read false moves or stop sooner
 RELEARNT = 1.5  # prototypes that moved further than this (Lab) are worth reading the frame again
 
 
@@ -274,13 +272,16 @@ class Coverage:
     bare: FloatArray
     shape: tuple[int, int]
     weights: FloatArray
+    mixes: Mixes  # the painted samples on an edge with a known part across it (vision.observe.edges)
 
 
-def coverage(hits: Hits, stacks: IntArray, behind: Backdrop, grid: tuple[int, int],
+def coverage(hits: Hits, stacks: IntArray, behind: Backdrop, grid: tuple[int, int], blocks: FloatArray,
              seen: tuple[IntArray, BoolArray] | None = None) -> Coverage:
     """Returns which samples every candidate stack's layers paint, and with which face (seen:
-    the stacks' visible layers, if known; grid: the samples' rows and columns), each sample
-    weighed by whether it lies on an edge of what the stack shows (edge_weights)."""
+    the stacks' visible layers, if known; grid: the samples' rows and columns; blocks: the
+    candidate solids, a colour of -1 where the painting decides it), each sample weighed by
+    whether it lies on an edge of what the stack shows, with what shows across the edge
+    (vision.observe.edges)."""
     depth = stacks.shape[1]
     layers, met = seen or visible_layers(hits, stacks)
     chosen = np.take_along_axis(stacks, layers, axis=1).clip(min=0)
@@ -290,25 +291,21 @@ def coverage(hits: Hits, stacks: IntArray, behind: Backdrop, grid: tuple[int, in
     keys = (np.arange(len(stacks))[:, None] * depth + layers)[own]
     pixels = np.broadcast_to(columns, own.shape)[own]
     shown = np.where(own, layers * len(FACES) + faces, -2 - behind.part[None, :])
-    weights = edge_weights(shown, grid)
-    return Coverage(keys, pixels, faces[own], np.where(own, 0.0, weights), (len(stacks), depth), weights[own])
+    colour = blocks[chosen, COLOUR].astype(np.int64) if len(blocks) else np.full(own.shape, -1, np.int64)
+    backdrop = np.where(behind.part < 0, MAT_PART, behind.part)[None, :]
+    known = np.where(own, np.where(colour >= 0, colour * len(FACES) + faces, UNKNOWN), backdrop)
+    edges = across_edges(shown, known, grid)
+    weights = edge_weights(edges.edge)
+    return Coverage(keys, pixels, faces[own], np.where(own, 0.0, weights), (len(stacks), depth), weights[own],
+                    mixes_of(pixels, faces[own], edges.part[own], edges.sample[own]))
 
 
-def edge_weights(shown: IntArray, grid: tuple[int, int]) -> FloatArray:
-    """Returns each sample's weight under each stack (shown: T x P codes of what it shows there):
-    EDGE_WEIGHT where a grid neighbour shows something else (the blur mixes the two there, so a
-    small piece's few samples all but lose their colour), else 1."""
-    rows = shown.reshape(len(shown), *grid)
-    padded = np.pad(rows, ((0, 0), (1, 1), (1, 1)), mode="edge")
-    middle = padded[:, 1:-1, 1:-1]
-    same = ((middle == padded[:, :-2, 1:-1]) & (middle == padded[:, 2:, 1:-1]) &
-            (middle == padded[:, 1:-1, :-2]) & (middle == padded[:, 1:-1, 2:]))
-    return np.asarray(np.where(same, 1.0, EDGE_WEIGHT).reshape(len(shown), -1), np.float64)
-
-
-def score_all(models: Sequence[CellModel], table: FloatArray, ground: FloatArray) -> list[StackScores]:
+def score_all(models: Sequence[CellModel], table: FloatArray, ground: FloatArray,
+              mixing: tuple[FloatArray, FloatArray, Palette] | None = None) -> list[StackScores]:
     """Returns every cell's stack scores on its samples (table and ground: all cells' samples in
-    order), split into backdrop and layers; the layers of all cells are summed in one pass."""
+    order), split into backdrop and layers; the layers of all cells are summed in one pass. Given
+    every sample's colour, the mat's colour there and the prototypes (mixing), a sample on an
+    edge may also show its part mixed with what shows across the edge (edges.mixed_scores)."""
     sizes = np.array([len(model.patch.points) for model in models])
     starts = np.concatenate([[0], np.cumsum(sizes)])
     behind = shown_scores(np.concatenate([model.behind.part for model in models]), table, ground)
@@ -317,7 +314,10 @@ def score_all(models: Sequence[CellModel], table: FloatArray, ground: FloatArray
     firsts = np.concatenate([[0], np.cumsum(counts)])
     pixels = np.concatenate([model.covered.pixels for model in models]) + np.repeat(starts[:-1], painted)
     keys = np.concatenate([model.covered.keys for model in models]) + np.repeat(firsts[:-1], painted)
-    seen = table[pixels, :, np.concatenate([model.covered.faces for model in models])]
+    faces = np.concatenate([model.covered.faces for model in models])
+    seen = table[pixels, :, faces]
+    if mixing is not None:
+        mix_blend(seen, models, (pixels, faces), starts, mixing)
     seen *= np.concatenate([model.covered.weights for model in models])[:, None]
     colours = table.shape[1]
     bins = (keys[:, None] * colours + np.arange(colours)[None, :]).ravel()
@@ -330,6 +330,27 @@ def score_all(models: Sequence[CellModel], table: FloatArray, ground: FloatArray
                              np.float64)
         scores.append(StackScores(background * weight, layered))
     return scores
+
+
+def mix_blend(seen: FloatArray, models: Sequence[CellModel], own: tuple[IntArray, IntArray], starts: IntArray,
+              mixing: tuple[FloatArray, FloatArray, Palette]) -> None:
+    """Raises the painted samples' log-likelihoods (seen: E x C, own: their samples and faces)
+    where a mix with what shows across their edge explains them better (edges.mixed_scores)."""
+    lab, mat, colours = mixing
+    mixes = [model.covered.mixes for model in models]
+    distinct = [len(mix.samples) for mix in mixes]
+    if not sum(distinct):
+        return
+    shift = np.repeat(starts[:-1], distinct)
+    samples = np.concatenate([mix.samples for mix in mixes]) + shift
+    beside = np.concatenate([mix.beside for mix in mixes]) + shift
+    mixed = mixed_scores(lab, mat, colours, (samples, np.concatenate([mix.faces for mix in mixes])),
+                         (np.concatenate([mix.parts for mix in mixes]), beside))
+    entries = np.concatenate([[0], np.cumsum([len(model.covered.pixels) for model in models])])
+    rows = np.concatenate([[0], np.cumsum(distinct)])
+    pick = np.concatenate([mix.entries + first for mix, first in zip(mixes, entries[:-1])])
+    which = np.concatenate([mix.inverse + first for mix, first in zip(mixes, rows[:-1])])
+    seen[pick] = np.maximum(seen[pick], mixed[which])
 
 
 def predicted_parts(hits: Hits, stack: IntArray, blocks: FloatArray, behind: Backdrop,
@@ -397,7 +418,7 @@ def build_models(plans: Sequence[CellPlan], camera: tuple[float, float, float],
         parts = predicted_parts(own, plan.stacks[plan.current[0]], plan.blocks, behind,
                                 (layers[0][plan.current[0]][None], layers[1][plan.current[0]][None]))
         models.append(CellModel(plan.patch, plan.blocks, plan.stacks, behind, *plan.current, plan.kinds,
-                                coverage(own, plan.stacks, behind, plan.patch.grid, layers), parts,
+                                coverage(own, plan.stacks, behind, plan.patch.grid, plan.blocks, layers), parts,
                                 interior(parts, plan.patch.grid)))
     return models
 
@@ -428,7 +449,8 @@ def _read_all(models: Sequence[CellModel], lab: FloatArray, colours: Palette, fa
               mat: FloatArray, read: Reader) -> list[CellSeen]:
     """Returns every cell's reading with one set of prototypes and the mat's colour per sample."""
     table, ground = likelihoods(lab, colours, faces, mat)
-    return [read(model, scores) for model, scores in zip(models, score_all(models, table, ground))]
+    scored = score_all(models, table, ground, (lab, mat, colours))
+    return [read(model, scores) for model, scores in zip(models, scored)]
 
 
 def grouped_reading(scores: Mapping[str, float], looks: Mapping[str, object], current: str,

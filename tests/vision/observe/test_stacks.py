@@ -19,9 +19,10 @@ from vision.observe.stack_colours import (
     mat_field, mat_likelihood, nominal_colours, palette, teach,
 )
 from vision.observe.stacks import (
-    CURRENT_SHARE, EDGE_WEIGHT, Backdrop, Hits, StackMemory, block, cast, cast_kept, coverage, grouped_reading,
-    stack_memory, visible_layers,
+    CURRENT_SHARE, Backdrop, Hits, StackMemory, block, cast, cast_kept, coverage, grouped_reading, stack_memory,
+    visible_layers,
 )
+from vision.observe.edges import EDGE_WEIGHT
 from vision.pose import CameraPlace
 
 KIT = kit_named()
@@ -91,9 +92,10 @@ def test_samples_on_the_edges_of_what_a_stack_shows_count_less() -> None:
     # Blockade 617, c3 at frame 106).
     offsets = np.arange(-6.0, 7.0, 2.0)
     points = np.array([[100.0 + dx, 100.0 + dy] for dy in offsets for dx in offsets])
-    hits = cast(block(100.0, 100.0, 0.0, (10.0, 10.0, 10.0), False, 0)[None, :], points, CAMERA)
+    solid = block(100.0, 100.0, 0.0, (10.0, 10.0, 10.0), False, 0)[None, :]
+    hits = cast(solid, points, CAMERA)
     behind = Backdrop(np.full(len(points), -np.inf), np.full(len(points), -1, np.int64))
-    covered = coverage(hits, np.array([[0], [-1]]), behind, (7, 7))
+    covered = coverage(hits, np.array([[0], [-1]]), behind, (7, 7), solid)
     weights = np.zeros((7, 7))
     weights.ravel()[covered.pixels] = covered.weights
     inner, rim = weights[2:5, 2:5], weights[1:6, 1:6].copy()
