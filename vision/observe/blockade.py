@@ -154,7 +154,25 @@ def _plan(scene: Scene, patch: Patch, stacks: Stacks, view: Mapping[str, str]) -
     """Returns a cell's candidate stacks, the neighbours as they stand."""
     options = candidates(stacks.get(patch.square, ()))
     blocks, rows = _model_rows(scene, patch.square, options)
-    return CellPlan(patch, blocks, rows, (0, view[patch.square]), _neighbours(scene, patch, stacks), options)
+    return CellPlan(patch, blocks, rows, (0, view[patch.square]), _neighbours(scene, patch, stacks), options,
+                    fixed_colours(options, rows.shape[1]))
+
+
+@lru_cache(maxsize=1024)
+def fixed_colours(options: tuple[Stack, ...], depth: int) -> IntArray:
+    """Returns the colour of each candidate stack's layers (T x depth) where the position fixes
+    it: the pieces it shares from the bottom with the current stack (the first); -1 for the
+    pieces that came, whose colour the reading paints. Shared pyramids carry one colour among
+    the candidates, so their own colour cannot say."""
+    fixed = np.full((len(options), depth), -1, np.int64)
+    current = options[0]
+    for t, stack in enumerate(options):
+        for k, layer in enumerate(stack):
+            if k >= len(current) or current[k] != layer:
+                break
+            fixed[t, k] = layer[0]
+    fixed.flags.writeable = False
+    return fixed
 
 
 def _read(model: CellModel, scores: StackScores, weights: Mapping[str, FloatArray] | None = None,

@@ -275,12 +275,12 @@ class Coverage:
     mixes: Mixes  # the painted samples on an edge with a known part across it (vision.observe.edges)
 
 
-def coverage(hits: Hits, stacks: IntArray, behind: Backdrop, grid: tuple[int, int], blocks: FloatArray,
+def coverage(hits: Hits, stacks: IntArray, behind: Backdrop, grid: tuple[int, int], fixed: IntArray,
              seen: tuple[IntArray, BoolArray] | None = None) -> Coverage:
     """Returns which samples every candidate stack's layers paint, and with which face (seen:
-    the stacks' visible layers, if known; grid: the samples' rows and columns; blocks: the
-    candidate solids, a colour of -1 where the painting decides it), each sample weighed by
-    whether it lies on an edge of what the stack shows, with what shows across the edge
+    the stacks' visible layers, if known; grid: the samples' rows and columns; fixed: each
+    stack's layer colours, -1 where the painting decides them), each sample weighed by whether
+    it lies on an edge of what the stack shows, with what shows across the edge
     (vision.observe.edges)."""
     depth = stacks.shape[1]
     layers, met = seen or visible_layers(hits, stacks)
@@ -291,7 +291,7 @@ def coverage(hits: Hits, stacks: IntArray, behind: Backdrop, grid: tuple[int, in
     keys = (np.arange(len(stacks))[:, None] * depth + layers)[own]
     pixels = np.broadcast_to(columns, own.shape)[own]
     shown = np.where(own, layers * len(FACES) + faces, -2 - behind.part[None, :])
-    colour = blocks[chosen, COLOUR].astype(np.int64) if len(blocks) else np.full(own.shape, -1, np.int64)
+    colour = np.take_along_axis(fixed, layers, axis=1)
     backdrop = np.where(behind.part < 0, MAT_PART, behind.part)[None, :]
     known = np.where(own, np.where(colour >= 0, colour * len(FACES) + faces, UNKNOWN), backdrop)
     edges = across_edges(shown, known, grid)
@@ -391,7 +391,8 @@ class CellModel:
 class CellPlan:
     """What a game says of one cell before any ray is cast: where it is sampled, its candidate
     solids and stacks (rows of solid indices, -1 padding) with the game's words for them, the
-    row and label of the current stack, and the neighbours' solids."""
+    row and label of the current stack, the neighbours' solids, and the colour of each stack's
+    layers where the position fixes it (-1 where the reading paints it; None: the solids' own)."""
 
     patch: Patch
     blocks: FloatArray
@@ -399,6 +400,15 @@ class CellPlan:
     current: tuple[int, str]
     neighbours: FloatArray
     kinds: tuple[Any, ...] = ()
+    fixed: IntArray | None = None
+
+    def layer_colours(self) -> IntArray:
+        """Returns the colour of each stack's layers where it is known before any painting (T x K)."""
+        if self.fixed is not None:
+            return self.fixed
+        colours = self.blocks[self.stacks.clip(min=0), COLOUR].astype(np.int64) if len(self.blocks) else \
+            np.full(self.stacks.shape, -1, np.int64)
+        return np.asarray(np.where(self.stacks >= 0, colours, -1), np.int64)
 
 
 def build_models(plans: Sequence[CellPlan], camera: tuple[float, float, float],
@@ -418,7 +428,8 @@ def build_models(plans: Sequence[CellPlan], camera: tuple[float, float, float],
         parts = predicted_parts(own, plan.stacks[plan.current[0]], plan.blocks, behind,
                                 (layers[0][plan.current[0]][None], layers[1][plan.current[0]][None]))
         models.append(CellModel(plan.patch, plan.blocks, plan.stacks, behind, *plan.current, plan.kinds,
-                                coverage(own, plan.stacks, behind, plan.patch.grid, plan.blocks, layers), parts,
+                                coverage(own, plan.stacks, behind, plan.patch.grid, plan.layer_colours(), layers),
+                                parts,
                                 interior(parts, plan.patch.grid)))
     return models
 

@@ -95,7 +95,7 @@ def test_samples_on_the_edges_of_what_a_stack_shows_count_less() -> None:
     solid = block(100.0, 100.0, 0.0, (10.0, 10.0, 10.0), False, 0)[None, :]
     hits = cast(solid, points, CAMERA)
     behind = Backdrop(np.full(len(points), -np.inf), np.full(len(points), -1, np.int64))
-    covered = coverage(hits, np.array([[0], [-1]]), behind, (7, 7), solid)
+    covered = coverage(hits, np.array([[0], [-1]]), behind, (7, 7), np.array([[0], [-1]]))
     weights = np.zeros((7, 7))
     weights.ravel()[covered.pixels] = covered.weights
     inner, rim = weights[2:5, 2:5], weights[1:6, 1:6].copy()
@@ -223,6 +223,16 @@ def test_a_black_cap_comes_with_two_pieces_that_complete_a_tower_between_two_sti
     capped = [stack for stack in stacks if stack and stack[-1][0] == blockade.BLACK]
     assert {stack[:-1] for stack in capped} == {((3, "L"), (-1, "M"), (-1, "S"))}
     assert not [stack for stack in blockade.candidates(((3, "L"), (3, "S"))) if stack[-1:] == ((blockade.BLACK, "L"),)]
+
+
+def test_the_position_fixes_the_colours_of_the_pieces_a_candidate_shares_with_it_from_the_bottom() -> None:
+    # Candidates share one pyramid per shape whatever its colour, so a solid's colour cannot say
+    # which layers are known: a Small that came across an edge would have mixed as the Small it
+    # replaced.
+    current = ((3, "L"), (3, "S"))
+    options = (current, ((3, "L"),), ((3, "L"), (-1, "S")), ((3, "L"), (3, "S"), (-1, "S")))
+    fixed = blockade.fixed_colours(options, 3)
+    assert fixed.tolist() == [[3, 3, -1], [3, -1, -1], [3, -1, -1], [3, 3, -1]]
 
 
 def test_every_painted_candidate_is_a_label_of_the_vocabulary() -> None:
