@@ -74,6 +74,14 @@ LOOKS: dict[str, Look] = {
                            k1=-0.22, vignette=0.3, read_noise=3.0, shot_noise=4.0, jpeg_quality=75),
                 LightSpec(kelvin=2700, lux=180, sources=((90.0, 35.0, 1.0),), ambient=0.25,
                           shadow_blur_mm=16, awb=0.4, table_rgb=(200, 190, 175))),
+    "fresh-c": (CameraSpec(height_mm=600, tilt_deg=9, azimuth_deg=170, roll_deg=20, hfov_deg=66, size=(1280, 720),
+                           k1=-0.1, vignette=0.2, blur_px=0.5, read_noise=1.5, shot_noise=2.5, jpeg_quality=85),
+                LightSpec(kelvin=6500, lux=900, sources=((300.0, 30.0, 1.0),), ambient=0.45,
+                          shadow_blur_mm=5, awb=0.7, table_rgb=(160, 160, 165))),
+    "fresh-d": (CameraSpec(height_mm=500, tilt_deg=6, azimuth_deg=320, roll_deg=-75, hfov_deg=60, size=(800, 600),
+                           k1=-0.15, vignette=0.3, read_noise=2.5, shot_noise=3.5, jpeg_quality=80),
+                LightSpec(kelvin=4000, lux=300, sources=((45.0, 45.0, 1.0), (200.0, 70.0, 0.5)), ambient=0.35,
+                          shadow_blur_mm=9, awb=0.6, table_rgb=(60, 40, 28))),
 }
 SPECS = (
     Spec("block-arena-9x9-real-warm", "block-arena", "9x9", "warm", 27, 80, full=True),
