@@ -22,8 +22,9 @@ EDGE_WEIGHT = 0.7  # a sample on an edge counts this much: at 0.7 every Blockade
 # at least as before, at 0.55 and 0.4 some read false moves or stopped sooner
 MIX_LEAST = 0.8  # an edge sample shows at least this share of its own part: at 0.5 and 0.65 the
 # committed neutral Blockade game read a green Medium slipped into a yellow stack (a layer that
-# is all edges is then cheap to paint any colour); at 0.8 every Blockade set reads as before or
-# better (held-out 621 53 -> 77 of 80)
+# is all edges is then cheap to paint any colour; measured while the colours across an edge were
+# still taken from the shared pyramids); at 0.8 every Blockade set reads as before or better
+# (held-out 621 53 -> 79 of 80 with the colours from the position)
 UNKNOWN = -3  # no neighbour across an edge, or one whose colour the candidate's painting decides
 MAT_PART = -1  # the neighbour across the edge shows the mat
 
