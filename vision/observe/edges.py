@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.observe.colours import LIGHTNESS_WEIGHT
-from vision.observe.stack_colours import CAP, FACES, BoolArray, FloatArray, IntArray, Palette
+from vision.observe.stack_colours import CAP, FACES, BoolArray, FloatArray, IntArray, Palette, over_mat
 
 EDGE_WEIGHT = 0.7  # a sample on an edge counts this much: at 0.7 every Blockade and Tuned set read
 # at least as before, at 0.55 and 0.4 some read false moves or stopped sooner
@@ -43,9 +43,7 @@ def across_edges(shown: IntArray, known: IntArray, grid: tuple[int, int]) -> Acr
     """Returns the edges of what each stack shows (shown: T x P codes, equal where the same
     surface shows) and, per sample, the first of its four grid neighbours that shows another
     surface, with the known part there (known: T x P, UNKNOWN where the painting decides)."""
-    count = len(shown)
     index = np.pad(np.arange(shown.shape[1]).reshape(grid), 1, mode="edge")
-    rows, cols = grid
     steps = (index[:-2, 1:-1], index[2:, 1:-1], index[1:-1, :-2], index[1:-1, 2:])
     beside = np.full(shown.shape, -1, np.int64)
     for step in steps:
@@ -55,7 +53,6 @@ def across_edges(shown: IntArray, known: IntArray, grid: tuple[int, int]) -> Acr
     edge = beside >= 0
     safe = np.where(edge, beside, 0)
     part = np.where(edge, np.take_along_axis(known, safe, axis=1), UNKNOWN)
-    assert rows * cols == shown.shape[1] and part.shape == (count, shown.shape[1])
     return Across(edge, part, safe)
 
 
@@ -100,7 +97,7 @@ def mixed_scores(lab: FloatArray, mat: FloatArray, colours: Palette, own: tuple[
     seen = weighed(lab[samples])
     ours = np.asarray(colours.labs[:, faces, :], np.float64).transpose(1, 0, 2)  # E x C x 3
     clear = np.array(colours.clear, np.bool_)
-    ours = np.where(clear[None, :, None], mat[samples][:, None, :] + (ours - colours.mat), ours)
+    ours = np.where(clear[None, :, None], over_mat(ours, mat[samples][:, None, :], colours), ours)
     theirs = neighbour_colours(parts, mat[beside], colours)
     ours, theirs = weighed(ours), weighed(theirs)[:, None, :]
     span = ours - theirs
@@ -121,7 +118,7 @@ def neighbour_colours(parts: IntArray, mat: FloatArray, colours: Palette) -> Flo
     colour, face = part // len(FACES), part % len(FACES)
     labs = np.asarray(colours.labs[colour, face], np.float64)
     clear = np.array(colours.clear, np.bool_)[colour]
-    labs = np.where(clear[:, None], mat + (labs - colours.mat), labs)
+    labs = np.where(clear[:, None], over_mat(labs, mat, colours), labs)
     return np.asarray(np.where((parts == MAT_PART)[:, None], mat, labs), np.float64)
 
 

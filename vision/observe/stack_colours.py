@@ -207,7 +207,7 @@ def likelihoods(lab: FloatArray, colours: Palette, faces: Sequence[int],
         table[:, rows, columns] = np.maximum(-0.5 * (distance / scales[:, None]) ** 2, -CAP / 2).T
     for index in range(len(colours.labs)):
         for face in faces if colours.clear[index] else ():
-            seen = mat + (colours.labs[index, face] - colours.mat)
+            seen = over_mat(colours.labs[index, face], mat, colours)
             table[:, index, face] = mat_likelihood(lab, seen, colours.noise, colours.sigmas[index, face])
     glossy = [index for index, shiny in enumerate(colours.glossy) if shiny]
     if glossy:
@@ -215,6 +215,12 @@ def likelihoods(lab: FloatArray, colours: Palette, faces: Sequence[int],
         chosen = np.ix_(np.arange(len(lab)), np.array(glossy, np.int64), np.array(faces, np.int64))
         table[chosen] = np.maximum(table[chosen], mirrored[:, None, None])
     return table, mat_likelihood(lab, mat, colours.noise)
+
+
+def over_mat(labs: FloatArray, mat: FloatArray, colours: Palette) -> FloatArray:
+    """Returns how translucent prototypes (as seen over the nominal mat) look over the mat seen
+    at some samples: the tint they put on the nominal mat, on that mat."""
+    return np.asarray(mat + (labs - colours.mat), np.float64)
 
 
 def lab_distances(lab: FloatArray, prototypes: FloatArray) -> FloatArray:

@@ -10,8 +10,9 @@ samples are scored against the colour model of vision.observe.stack_colours (pro
 colour and face, learnt from the cells the current position explains and that read so, then the
 frame is read again if they moved much). A sample on an edge of what a candidate shows there
 counts less and may show a mix with the colour across the edge (vision.observe.edges): the blur
-mixes the two, and a small piece far off is almost all edges. Every candidate of a cell explains the same samples, so summed log-likelihoods compare; scaled for the samples' correlation and softened, they give
-the cell's probabilities. Labels the camera cannot tell apart share one score, and the current
+mixes the two, and a small piece far off is almost all edges. Every candidate of a cell explains
+the same samples, so summed log-likelihoods compare; scaled for the samples' correlation and
+softened, they give the cell's probabilities. Labels the camera cannot tell apart share one score, and the current
 label takes most of their share (CURRENT_SHARE). A StackMemory keeps each cell's ray geometry
 for the next frame: it changes only with the camera or the stacks around the cell.
 """
