@@ -6,7 +6,8 @@ through the appliance's pipeline (pi.replay), with --calibrated given the camera
 calibration as the appliance's vision.calibration would (a rendered recording's truth.json holds it); the accepted moves are lined up with truth.json's
 moves as the longest common subsequence, so one missed move is counted once and does not shift
 every later ply: `right` counts truth moves accepted in order, `false` counts accepted moves that
-line up with no truth move, `asked` counts confirmations asked (ambiguous readings) and `alerts`
+line up with no truth move, `skipped` counts true moves the replay read past (a later true move
+was accepted while they never were, so the referee's position lacks them), `asked` counts confirmations asked (ambiguous readings) and `alerts`
 every other alert. One row per recording, then one per game with the totals.
 """
 
@@ -25,25 +26,27 @@ from pi.threads import limit_threads
 from vision.board import Calibration
 
 COLUMNS = (("right", "right", ".0f"), ("total", "total", ".0f"), ("false", "false", ".0f"),
-           ("asked", "asked", ".0f"), ("alerts", "alerts", ".0f"))
+           ("skipped", "skipped", ".0f"), ("asked", "asked", ".0f"), ("alerts", "alerts", ".0f"))
 COUNTS = tuple(key for key, _, _ in COLUMNS)
 
 
-def aligned(moves: list[str], truth: list[str]) -> int:
+def aligned(moves: list[str], truth: list[str]) -> tuple[int, int]:
     """Returns how many accepted moves line up with the true moves in order (longest common
-    subsequence)."""
+    subsequence) and how many true moves that alignment passes over before its last match."""
     matcher = SequenceMatcher(None, truth, moves, autojunk=False)
-    return sum(block.size for block in matcher.get_matching_blocks())
+    blocks = [block for block in matcher.get_matching_blocks() if block.size]
+    right = sum(block.size for block in blocks)
+    return right, (blocks[-1].a + blocks[-1].size - right if blocks else 0)
 
 
 def score(records: list[dict[str, Any]], truth: list[str]) -> dict[str, float]:
     """Returns the counts of one replay's records against the true moves."""
     moves = [record["move"] for record in records if "move" in record]
-    right = aligned(moves, truth)
+    right, skipped = aligned(moves, truth)
     alerts = [str(record["alert"]) for record in records if "alert" in record]
     asked = sum(1 for alert in alerts if alert.startswith("ambiguous"))
-    return {"right": right, "total": len(truth), "false": len(moves) - right, "asked": asked,
-            "alerts": len(alerts) - asked}
+    return {"right": right, "total": len(truth), "false": len(moves) - right, "skipped": skipped,
+            "asked": asked, "alerts": len(alerts) - asked}
 
 
 def measure(directory: Path, calibrated: bool = False) -> tuple[str, dict[str, float]]:
