@@ -432,6 +432,18 @@ def test_a_misreading_no_near_explanation_touches_is_read_past_when_it_lasts() -
     assert after.certain and after.missed == ()
 
 
+def test_a_change_a_legal_move_shows_is_not_read_past_as_a_misreading() -> None:
+    # BLOCK.BLOCK fresh-d 640: the next move, put down beside an unexplained change, was read
+    # past as lasting, and later moves were taken without it.
+    game = get_game("tuned")
+    state = game.play_all(["+donkey@a1"])
+    seen = Observation.certain("tuned", {**view_of(game, state), "b2": "cat", "c3": "dog"})
+    reading, belief = Belief.start(game, state).read(seen)
+    assert reading.kind == "illegal"
+    reading, _ = replace(belief, missed=(("+cat@b2",),), disputed=seen).read(seen)
+    assert reading.kind == "move" and reading.moves == ("+cat@b2", "+dog@c3")
+
+
 def test_where_a_reading_may_hold_several_moves_a_lasting_misreading_still_counts() -> None:
     game, state, seen = cat_beside_a_misreading()
     belief = Belief.start(game, state, Settings(max_moves=2))
