@@ -53,7 +53,7 @@ from typing import Any, Iterable, Iterator, Literal, Mapping, Sequence
 
 from rules.core import Game, IllegalMoveError, InvalidMoveError
 from vision.expect import expected_view, faint_pair, seen_part, suggested_moves
-from vision.observation import Observation
+from vision.observation import CellSeen, Observation
 
 Kind = Literal["none", "move", "ambiguous", "illegal"]
 Diff = tuple[tuple[str, str], ...]
@@ -61,6 +61,8 @@ Diff = tuple[tuple[str, str], ...]
 SEQUENCE_LENGTHS: dict[str, int] = {"blockade": 3}  # piece moves per observation; others 1
 MAX_SEQUENCE = 3
 NEAREST = 3  # the closest legal explanations an illegal reading lists (views apart)
+TIED_READING = 0.8  # a label this close to a reading's best reads alike with it (stale_misreads)
+UNSURE_READING = 0.5  # ... while the later reading's best is no likelier than this
 LOOK_ALIKE_ODDS = 2.0  # look-alikes are kept when the best is this much likelier than the rest together
 
 
@@ -261,12 +263,23 @@ def view_of(game: Game[Any, Any], state: Any) -> dict[str, str]:
 
 
 def stale_misreads(current: Mapping[str, str], seen: Observation, before: Observation | None) -> frozenset[str]:
-    """Returns the squares read as the same other label as at the last reading the referee
-    accepted: a misreading that lasts says nothing about what changed since."""
+    """Returns the squares read otherwise than the position holds them, as at the last reading
+    the referee accepted: a misreading that lasts says nothing about what changed since."""
     if before is None or set(before.cells) != set(seen.cells):
         return frozenset()
     return frozenset(square for square, label in current.items()
-                     if seen.cells[square].label == before.cells[square].label != label)
+                     if before.cells[square].label != label != seen.cells[square].label
+                     and _read_alike(before.cells[square], seen.cells[square]))
+
+
+def _read_alike(before: CellSeen, seen: CellSeen) -> bool:
+    """Tells whether a square reads as an earlier reading did: the same label, or, when neither
+    is sure, one that reading found about as likely as its own (a column whose top the camera
+    cannot place reads as tall as the search reaches, and the search reaches higher as the
+    column grows). A sure reading after an unsure one is news (BLOCK.BLOCK env805: a bar3 stood
+    upright read two cubes or three alike, then three)."""
+    return seen.label == before.label or (seen.confidence < UNSURE_READING
+                                          and before.probability(seen.label) >= TIED_READING * before.confidence)
 
 
 def scorer_for(game: Game[Any, Any], state: Any, seen: Observation, settings: Settings,
