@@ -315,10 +315,9 @@ def score_all(models: Sequence[CellModel], table: FloatArray, ground: FloatArray
     firsts = np.concatenate([[0], np.cumsum(counts)])
     pixels = np.concatenate([model.covered.pixels for model in models]) + np.repeat(starts[:-1], painted)
     keys = np.concatenate([model.covered.keys for model in models]) + np.repeat(firsts[:-1], painted)
-    faces = np.concatenate([model.covered.faces for model in models])
-    seen = table[pixels, :, faces]
+    seen = table[pixels, :, np.concatenate([model.covered.faces for model in models])]
     if mixing is not None:
-        mix_blend(seen, models, (pixels, faces), starts, mixing)
+        mix_blend(seen, models, starts, mixing)
     seen *= np.concatenate([model.covered.weights for model in models])[:, None]
     colours = table.shape[1]
     bins = (keys[:, None] * colours + np.arange(colours)[None, :]).ravel()
@@ -333,10 +332,11 @@ def score_all(models: Sequence[CellModel], table: FloatArray, ground: FloatArray
     return scores
 
 
-def mix_blend(seen: FloatArray, models: Sequence[CellModel], own: tuple[IntArray, IntArray], starts: IntArray,
+def mix_blend(seen: FloatArray, models: Sequence[CellModel], starts: IntArray,
               mixing: tuple[FloatArray, FloatArray, Palette]) -> None:
-    """Raises the painted samples' log-likelihoods (seen: E x C, own: their samples and faces)
-    where a mix with what shows across their edge explains them better (edges.mixed_scores)."""
+    """Raises the painted samples' log-likelihoods (seen: E x C, in the models' order; starts:
+    each model's first sample) where a mix with what shows across their edge explains them
+    better (edges.mixed_scores)."""
     lab, mat, colours = mixing
     mixes = [model.covered.mixes for model in models]
     distinct = [len(mix.samples) for mix in mixes]
