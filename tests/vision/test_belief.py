@@ -332,10 +332,16 @@ def test_an_unanswered_question_is_settled_by_the_next_move() -> None:
     assert after.state == game.play_all(["+donkey@a1", "+cat@b2", "+donkey@c3"])
 
 
-def test_without_a_question_two_changes_are_not_read_as_two_moves() -> None:
+def donkey_on_a1_then(labels: dict[str, str]) -> tuple[Any, Any, Observation]:
+    """Returns Tuned's game, the state after a donkey on a1, and a sure look at that position
+    with some squares read otherwise."""
     game = get_game("tuned")
     state = game.play_all(["+donkey@a1"])
-    seen = Observation.certain("tuned", {**view_of(game, state), "b2": "cat", "c3": "donkey"})
+    return game, state, Observation.certain("tuned", {**view_of(game, state), **labels})
+
+
+def test_without_a_question_two_changes_are_not_read_as_two_moves() -> None:
+    game, state, seen = donkey_on_a1_then({"b2": "cat", "c3": "donkey"})
     reading, _ = Belief.start(game, state).read(seen)
     assert reading.kind == "illegal"
 
@@ -414,9 +420,7 @@ def test_a_change_read_as_illegal_starts_the_next_reading() -> None:
 def cat_beside_a_misreading() -> tuple[Any, Any, Observation]:
     """Returns Tuned's game, a state, and an observation of a new cat on b2 beside c3 misread
     as a cat on a dog (no legal move makes that)."""
-    game = get_game("tuned")
-    state = game.play_all(["+donkey@a1"])
-    return game, state, Observation.certain("tuned", {**view_of(game, state), "b2": "cat", "c3": "cat/dog"})
+    return donkey_on_a1_then({"b2": "cat", "c3": "cat/dog"})
 
 
 def test_a_misreading_no_near_explanation_touches_is_read_past_when_it_lasts() -> None:
@@ -435,9 +439,7 @@ def test_a_misreading_no_near_explanation_touches_is_read_past_when_it_lasts() -
 def test_a_change_a_legal_move_shows_is_not_read_past_as_a_misreading() -> None:
     # BLOCK.BLOCK fresh-d 640: the next move, put down beside an unexplained change, was read
     # past as lasting, and later moves were taken without it.
-    game = get_game("tuned")
-    state = game.play_all(["+donkey@a1"])
-    seen = Observation.certain("tuned", {**view_of(game, state), "b2": "cat", "c3": "dog"})
+    game, state, seen = donkey_on_a1_then({"b2": "cat", "c3": "dog"})
     reading, belief = Belief.start(game, state).read(seen)
     assert reading.kind == "illegal"
     reading, _ = replace(belief, missed=(("+cat@b2",),), disputed=seen).read(seen)
@@ -460,9 +462,7 @@ def test_a_misreading_a_near_explanation_touches_still_counts() -> None:
 
 
 def test_a_board_read_unchanged_forgets_the_illegal_change() -> None:
-    game = get_game("tuned")
-    state = game.play_all(["+donkey@a1"])
-    both = Observation.certain("tuned", {**view_of(game, state), "b2": "cat", "c3": "donkey"})
+    game, state, both = donkey_on_a1_then({"b2": "cat", "c3": "donkey"})
     reading, belief = Belief.start(game, state).read(both)
     assert reading.kind == "illegal" and belief.missed
     _, belief = belief.read(Observation.certain("tuned", view_of(game, state)))

@@ -492,23 +492,28 @@ def test_only_a_misreading_that_lasts_is_stale() -> None:
     assert stale_misreads(current, seen, None) == frozenset()
 
 
+def empty_tuned_view() -> dict[str, str]:
+    """Returns the expected view of Tuned's empty board."""
+    game = get_game("tuned")
+    return view_of(game, game.initial_state())
+
+
 def unsure_at_b2(probs: dict[str, float]) -> Observation:
     """Returns Tuned's empty board read with b2 unsure between the labels given."""
-    game = get_game("tuned")
-    cells = {square: CellSeen.sure(label) for square, label in view_of(game, game.initial_state()).items()}
+    cells = {square: CellSeen.sure(label) for square, label in empty_tuned_view().items()}
     return Observation("tuned", {**cells, "b2": CellSeen.from_probs(probs)})
 
 
 def test_an_unsure_reading_that_tips_between_labels_it_tied_is_stale() -> None:
     # BLOCK.BLOCK fresh-d 640: a column read as tall as the search reaches tipped from @4 to @5 as
     # the search reached higher, and the change it seemed to be stopped the next two moves.
-    current = view_of(get_game("tuned"), get_game("tuned").initial_state())
+    current = empty_tuned_view()
     before = unsure_at_b2({"dog": 0.4, "cat": 0.38, "empty": 0.22})
     assert stale_misreads(current, unsure_at_b2({"cat": 0.41, "dog": 0.39, "empty": 0.2}), before) == {"b2"}
 
 
 def test_a_sure_reading_after_an_unsure_one_is_news() -> None:
-    current = view_of(get_game("tuned"), get_game("tuned").initial_state())
+    current = empty_tuned_view()
     before = unsure_at_b2({"dog": 0.4, "cat": 0.38, "empty": 0.22})
     assert stale_misreads(current, unsure_at_b2({"cat": 0.93, "dog": 0.05, "empty": 0.02}), before) == frozenset()
     assert stale_misreads(current, unsure_at_b2({"cat": 0.41, "donkey": 0.39, "empty": 0.2}),
