@@ -7,8 +7,9 @@ calibration as the appliance's vision.calibration would (a rendered recording's 
 moves as the longest common subsequence, so one missed move is counted once and does not shift
 every later ply: `right` counts truth moves accepted in order, `false` counts accepted moves that
 line up with no truth move, `skipped` counts true moves the replay read past (a later true move
-was accepted while they never were, so the referee's position lacks them), `asked` counts confirmations asked (ambiguous readings) and `alerts`
-every other alert. One row per recording, then one per game with the totals.
+was accepted while they never were, so the referee's position lacks them), `asked` counts
+confirmations asked (ambiguous readings) and `alerts` every other alert. One row per
+recording, then one per game with the totals.
 """
 
 from __future__ import annotations

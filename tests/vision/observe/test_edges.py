@@ -33,7 +33,8 @@ def test_a_blue_small_blurred_with_the_mat_reads_blue_on_its_edge() -> None:
     # clear shell's light colour on its samples, and read as the clear Large alone.
     blend = MIX_LEAST * BLUE + (1 - MIX_LEAST) * MAT
     lab, mat = np.vstack([blend, MAT]), np.tile(MAT, (2, 1))
-    mixed = mixed_scores(lab, mat, blue_palette(), (np.array([0]), np.array([0])), (np.array([MAT_PART]), np.array([1])))
+    mixed = mixed_scores(lab, mat, blue_palette(), (np.array([0]), np.array([0])),
+                         (np.array([MAT_PART]), np.array([1])))
     distance = np.linalg.norm((blend - BLUE) * [0.5, 1.0, 1.0])
     pure = -0.5 * distance ** 2 / (SIGMA_LEARNT ** 2 + 4.0)
     assert mixed[0, 0] > pure + 1.0 and mixed[0, 0] > -0.1
