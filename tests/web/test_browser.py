@@ -6,10 +6,10 @@ docs/screenshots/ when BLOCKREF_SCREENSHOTS=docs is set (so a test run leaves th
 
 from __future__ import annotations
 
-import os
-
 import copy
 import importlib.util
+import os
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -134,6 +134,27 @@ def test_ambiguity_is_confirmed_with_a_button(browser: Browser, served: Dashboar
     session.play("e1-e2")
     expect(page.locator("#history li.latest")).to_have_text("e1-e2")
     expect(page.locator(".alert")).to_have_count(0)
+    page.close()
+
+
+def test_a_late_control_answer_never_hides_a_newer_alert(browser: Browser, served: DashboardServer,
+                                                         session: Session) -> None:
+    page = open_page(browser, served)
+    log_in(page)
+    session.ask(["e9-d9", "e9-f9"])
+    expect(page.locator(".alert-ambiguous")).to_contain_text("confirm the move")
+
+    def answer_late(route: Any) -> None:
+        answer = route.fetch()
+        session.alert("illegal", "illegal move 'e8-e6': a pawn steps one square", ("e8", "e6"))
+        time.sleep(1.0)  # the live stream brings the alert first; the answer comes after it
+        route.fulfill(response=answer)
+
+    page.route("**/api/confirm", answer_late)
+    page.click("button.confirm >> text=e9-f9")
+    expect(page.locator("#message")).to_have_text("Done.")
+    expect(page.locator(".alert-illegal")).to_contain_text("a pawn steps one square")
+    expect(page.locator("#history li.latest")).to_have_text("e9-f9")
     page.close()
 
 

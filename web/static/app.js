@@ -235,7 +235,12 @@ async function control(path, body) {
   if (status === 401) await syncSession();
   if (!ok) return say(data.error || `refused (${status})`, true);
   say("Done.");
-  render(data.state);
+  if (!isOlder(data.state, page.view)) render(data.state);
+}
+
+// Tells whether a state answered to a control predates the one shown (the live stream came first).
+function isOlder(state, shown) {
+  return Boolean(shown) && state.event_id < shown.event_id;
 }
 
 async function login(event) {
