@@ -43,6 +43,7 @@ class Session:
         self._moves: list[str] = []
         self._game_id = 0
         self.alerts: list[Alert] = []
+        self._alerts_before_move = 0  # alerts raised before the last move or undo
         self.pending: tuple[str, ...] = ()
 
     # -- reading -------------------------------------------------------------------------
@@ -69,6 +70,7 @@ class Session:
             summary.update(
                 history=list(self._moves),
                 alerts=[alert.as_dict() for alert in self.alerts[-10:]],
+                alerts_since_move=min(len(self.alerts) - self._alerts_before_move, 10),
                 pending=list(self.pending),
                 event_id=self.events.last_id,
             )
@@ -109,6 +111,7 @@ class Session:
             self._states.append(after)
             self._moves.append(canonical)
             self.pending = ()
+            self._alerts_before_move = len(self.alerts)
             if self.game.outcome(after) is not None:
                 self.journal.finish(self._game_id)
             data = {"move": canonical, "ply": len(self._moves), "frame": frame, "kind": kind,
@@ -126,6 +129,7 @@ class Session:
             undone = self._moves.pop()
             self._states.pop()
             self.pending = ()
+            self._alerts_before_move = len(self.alerts)
         self.events.publish("undo", {"move": undone, "state": self.snapshot()})
         return undone
 
@@ -166,6 +170,7 @@ class Session:
         self._states = states
         self._moves = moves
         self.alerts = []
+        self._alerts_before_move = 0
         self.pending = ()
 
 

@@ -74,6 +74,19 @@ def test_ambiguity_then_confirm(session: Session) -> None:
     assert kinds == ["alert", "confirm", "move"]
 
 
+def test_the_snapshot_counts_the_alerts_raised_since_the_last_move(session: Session) -> None:
+    assert session.snapshot()["alerts_since_move"] == 0
+    session.alert("illegal", "illegal move 'e8-e6'", ("e8", "e6"))
+    session.alert("camera", "the camera sees no markers")
+    assert session.snapshot()["alerts_since_move"] == 2
+    session.play("e9-e8")
+    assert session.snapshot()["alerts_since_move"] == 0  # the dashboard shows them no more
+    session.alert("illegal", "illegal move 'e1-e3'")
+    session.undo()
+    assert session.snapshot()["alerts_since_move"] == 0
+    assert len(session.snapshot()["alerts"]) == 3  # the history keeps them
+
+
 def test_correction_is_journalled_as_such(session: Session) -> None:
     session.ask(["e9-d9", "e9-f9"])
     session.confirm("e9-e8")

@@ -158,6 +158,20 @@ def test_a_late_control_answer_never_hides_a_newer_alert(browser: Browser, serve
     page.close()
 
 
+def test_a_page_opened_after_a_move_shows_no_alert_raised_before_it(browser: Browser, served: DashboardServer,
+                                                                      session: Session) -> None:
+    session.alert("illegal", "illegal move 'e8-e6': a pawn steps one square", ("e8", "e6"))
+    session.play("e9-e8")
+    page = open_page(browser, served)
+    expect(page.locator("#history li.latest")).to_have_text("e9-e8")
+    expect(page.locator(".alert")).to_have_count(0)
+    expect(page.locator("svg [data-alert]")).to_have_count(0)  # nor its squares outlined
+    session.alert("illegal", "illegal move 'e1-e3': a pawn steps one square", ("e1", "e3"))
+    expect(page.locator(".alert-illegal")).to_contain_text("e1-e3")
+    expect(page.locator("svg [data-alert]")).to_have_count(2)
+    page.close()
+
+
 def test_wrong_pin_then_a_spectator_sees_the_outcome(browser: Browser, served: DashboardServer,
                                                       session: Session) -> None:
     page = open_page(browser, served)

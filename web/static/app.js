@@ -18,7 +18,7 @@ const SIDES = {
 const DICE = { b: "blue", g: "green", r: "red", y: "yellow" };
 
 const page = {
-  csrf: "", loggedIn: false, view: null, fetching: false, again: false, games: [], stale: null,
+  csrf: "", loggedIn: false, view: null, fetching: false, again: false, games: [],
   lifted: null, liftedAt: 0, // the piece held up ({square, to}) and the event id it is as of
 };
 
@@ -98,7 +98,7 @@ function drawAlerts(view) {
     boxes.push(alertBox(asked || { kind: "ambiguous", message: "Confirm the move." }, view.pending));
   }
   const latest = view.alerts.at(-1);
-  if (latest && latest.kind !== "ambiguous" && JSON.stringify(latest) !== page.stale) boxes.push(alertBox(latest, []));
+  if (latest && latest.kind !== "ambiguous" && view.alerts_since_move > 0) boxes.push(alertBox(latest, []));
   $("alerts").replaceChildren(...boxes);
 }
 
@@ -185,7 +185,6 @@ function follow() {
         keepLifted(null, event.id);
         drawHeld();
       }
-      if (event.type !== "alert" && page.view) page.stale = JSON.stringify(page.view.alerts.at(-1) || null);
       refresh();
     }
   };

@@ -222,8 +222,8 @@ function highlights(svg, view, size) {
   const last = view.last_move;
   for (const name of (last && last.from) || []) if (inside(name)) outline(g, name, size, COLOURS.last, { "stroke-dasharray": "12 8" });
   for (const name of (last && last.to) || []) if (inside(name)) outline(g, name, size, COLOURS.last, { "data-last": name });
-  const alert = (view.alerts || []).at(-1);
-  for (const name of (alert && alert.squares) || []) if (inside(name)) outline(g, name, size, COLOURS.alert, { "stroke-width": 5 });
+  const alert = view.alerts_since_move > 0 ? (view.alerts || []).at(-1) : null;  // none once a move came after it
+  for (const name of (alert && alert.squares) || []) if (inside(name)) outline(g, name, size, COLOURS.alert, { "stroke-width": 5, "data-alert": name });
   held(g, view.lifted, size, inside);
 }
 
