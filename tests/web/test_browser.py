@@ -120,12 +120,18 @@ def test_a_move_arrives_live_and_a_control_works(browser: Browser, served: Dashb
     page.close()
 
 
-def test_ambiguity_is_confirmed_with_a_button(browser: Browser, served: DashboardServer,
-                                              session: Session) -> None:
+def asked_about_e9(browser: Browser, served: DashboardServer, session: Session) -> Page:
+    """Opens the page logged in, with the question e9-d9 or e9-f9 shown."""
     page = open_page(browser, served)
     log_in(page)
     session.ask(["e9-d9", "e9-f9"])
     expect(page.locator(".alert-ambiguous")).to_contain_text("confirm the move")
+    return page
+
+
+def test_ambiguity_is_confirmed_with_a_button(browser: Browser, served: DashboardServer,
+                                              session: Session) -> None:
+    page = asked_about_e9(browser, served, session)
     page.click("button.confirm >> text=e9-f9")
     expect(page.locator("#history li.latest")).to_have_text("e9-f9")
     assert session.moves == ["e9-f9"]
@@ -139,10 +145,7 @@ def test_ambiguity_is_confirmed_with_a_button(browser: Browser, served: Dashboar
 
 def test_a_late_control_answer_never_hides_a_newer_alert(browser: Browser, served: DashboardServer,
                                                          session: Session) -> None:
-    page = open_page(browser, served)
-    log_in(page)
-    session.ask(["e9-d9", "e9-f9"])
-    expect(page.locator(".alert-ambiguous")).to_contain_text("confirm the move")
+    page = asked_about_e9(browser, served, session)
 
     def answer_late(route: Any) -> None:
         answer = route.fetch()

@@ -1,6 +1,6 @@
 // The dashboard page: follows /events, redraws from /api/state, and sends the PIN-guarded controls.
 
-import { describeOff, drawBoard } from "./board.js";
+import { currentAlert, describeOff, drawBoard } from "./board.js";
 import { drawLeds } from "./leds.js";
 
 const $ = (id) => document.getElementById(id);
@@ -97,8 +97,8 @@ function drawAlerts(view) {
     const asked = view.alerts.findLast((alert) => alert.kind === "ambiguous");
     boxes.push(alertBox(asked || { kind: "ambiguous", message: "Confirm the move." }, view.pending));
   }
-  const latest = view.alerts.at(-1);
-  if (latest && latest.kind !== "ambiguous" && view.alerts_since_move > 0) boxes.push(alertBox(latest, []));
+  const latest = currentAlert(view);
+  if (latest && latest.kind !== "ambiguous") boxes.push(alertBox(latest, []));
   $("alerts").replaceChildren(...boxes);
 }
 

@@ -222,7 +222,7 @@ function highlights(svg, view, size) {
   const last = view.last_move;
   for (const name of (last && last.from) || []) if (inside(name)) outline(g, name, size, COLOURS.last, { "stroke-dasharray": "12 8" });
   for (const name of (last && last.to) || []) if (inside(name)) outline(g, name, size, COLOURS.last, { "data-last": name });
-  const alert = view.alerts_since_move > 0 ? (view.alerts || []).at(-1) : null;  // none once a move came after it
+  const alert = currentAlert(view);
   for (const name of (alert && alert.squares) || []) if (inside(name)) outline(g, name, size, COLOURS.alert, { "stroke-width": 5, "data-alert": name });
   held(g, view.lifted, size, inside);
 }
@@ -257,6 +257,11 @@ function pieces(svg, cells, size) {
 
 // Draws the position of /api/state into the container (an empty note when there is none),
 // with view.lifted ({square, to} or null) as the piece held up.
+// Returns the newest alert, or null once a move came after it (the server counts alerts_since_move).
+export function currentAlert(view) {
+  return view.alerts_since_move > 0 ? (view.alerts || []).at(-1) || null : null;
+}
+
 export function drawBoard(container, view) {
   container.replaceChildren();
   const board = view.board;
