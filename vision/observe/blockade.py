@@ -37,7 +37,7 @@ from vision.observe.nesting import Evidence, Memory, changes, placed, remember
 from vision.observe.nesting import anticipate as anticipate_nesting
 from vision.observe.pyramids import (
     BLACK, COLOURS, MOVERS, NAMES, RANK, Look, Stack, apex_of, blocks_on, candidates, label_look, label_of,
-    look_of, moved, near, painted, shown_rows, stack_blocks, stacks_of,
+    look_of, moved, near, painted, same_look, shown_rows, stack_blocks, stacks_of,
 )
 from vision.observe.stack_colours import FloatArray, IntArray
 from vision.observe.stacks import (
@@ -238,16 +238,22 @@ def stack_weights(stacks: Sequence[Stack], evidence: Sequence[Evidence],
                   heights: FloatArray | None = None) -> FloatArray:
     """Returns how likely each candidate stack of a cell (the current one first) is besides its
     colours (nats): a cost per piece moved, and how well it explains what changed on the cell
-    (given their apexes' heights, never by more than CLOSE_CAP between stacks about as tall)."""
+    (given their apexes' heights, never by more than CLOSE_CAP between judged stacks about as
+    tall)."""
     costs = np.array([-MOVE_COST * moved(stacks[0], stack) for stack in stacks], np.float64)
     found = np.asarray(sum((item.log_likelihoods() for item in evidence), np.zeros(len(stacks))), np.float64)
-    return np.asarray(costs + (found if heights is None else capped(found, heights)), np.float64)
+    if heights is None:
+        return np.asarray(costs + found, np.float64)
+    judged = np.array([same_look(stacks[0], stack) for stack in stacks], np.bool_)
+    return np.asarray(costs + capped(found, heights, judged), np.float64)
 
 
-def capped(evidence: FloatArray, heights: FloatArray) -> FloatArray:
+def capped(evidence: FloatArray, heights: FloatArray, judged: NDArray[np.bool_]) -> FloatArray:
     """Returns the evidence of each candidate stack but the current one (the first) raised to
-    within CLOSE_CAP of the best among the others whose apex stands within CLOSE_MM of its own."""
-    close = np.abs(heights[:, None] - heights[None, :]) < CLOSE_MM
+    within CLOSE_CAP of the best among the other judged ones (the evidence scores only stacks
+    that look like the current one: the rest hold a placeholder 0) whose apex stands within
+    CLOSE_MM of its own."""
+    close = (np.abs(heights[:, None] - heights[None, :]) < CLOSE_MM) & judged[None, :]
     close[0, 1:] = close[1:, 0] = False
     floor = np.where(close, evidence[None, :], -np.inf).max(axis=1) - CLOSE_CAP
     return np.asarray(np.maximum(evidence, floor), np.float64)

@@ -238,10 +238,17 @@ def test_only_pieces_nested_on_their_colour_look_alike() -> None:
 def test_stacks_about_as_tall_are_told_apart_by_what_changed_only_a_little() -> None:
     evidence = np.array([0.0, 3.0, -2.0, -4.0])  # current, a Small more, a Medium more, far taller
     heights = np.array([44.0, 49.14, 49.84, 55.0])
-    found = blockade.capped(evidence, heights)
+    found = blockade.capped(evidence, heights, np.ones(4, np.bool_))
     assert found[2] == pytest.approx(3.0 - blockade.CLOSE_CAP)  # the Medium is raised near the Small
     assert list(found[[0, 1, 3]]) == [0.0, 3.0, -4.0]  # the current stack and the far one keep theirs
-    assert list(blockade.capped(np.array([0.0, -3.0]), np.array([49.84, 49.14]))) == [0.0, -3.0]
+    assert list(blockade.capped(np.array([0.0, -3.0]), np.array([49.84, 49.14]), np.ones(2, np.bool_))) == [0.0, -3.0]
+
+
+def test_a_stack_the_evidence_did_not_judge_lifts_no_other() -> None:
+    evidence = np.array([0.0, -4.0, 0.0])  # current, a Small more, an unjudged Medium and Small more
+    heights = np.array([44.0, 49.14, 49.5])
+    found = blockade.capped(evidence, heights, np.array([True, True, False]))
+    assert list(found) == [0.0, -4.0, 0.0]  # the placeholder 0 does not raise the Small's -4
 
 
 def test_bad_input_raises_one_clear_error() -> None:
