@@ -249,11 +249,11 @@ def stack_weights(stacks: Sequence[Stack], evidence: Sequence[Evidence],
 
 
 def capped(evidence: FloatArray, heights: FloatArray, judged: NDArray[np.bool_]) -> FloatArray:
-    """Returns the evidence of each candidate stack but the current one (the first) raised to
-    within CLOSE_CAP of the best among the other judged ones (the evidence scores only stacks
-    that look like the current one: the rest hold a placeholder 0) whose apex stands within
-    CLOSE_MM of its own."""
-    close = (np.abs(heights[:, None] - heights[None, :]) < CLOSE_MM) & judged[None, :]
+    """Returns the evidence of each judged candidate stack but the current one (the first)
+    raised to within CLOSE_CAP of the best among the other judged ones whose apex stands within
+    CLOSE_MM of its own (the evidence scores only stacks that look like the current one: the
+    rest hold a placeholder 0, which neither lifts nor is lifted)."""
+    close = (np.abs(heights[:, None] - heights[None, :]) < CLOSE_MM) & judged[None, :] & judged[:, None]
     close[0, 1:] = close[1:, 0] = False
     floor = np.where(close, evidence[None, :], -np.inf).max(axis=1) - CLOSE_CAP
     return np.asarray(np.maximum(evidence, floor), np.float64)

@@ -249,6 +249,8 @@ def test_a_stack_the_evidence_did_not_judge_lifts_no_other() -> None:
     heights = np.array([44.0, 49.14, 49.5])
     found = blockade.capped(evidence, heights, np.array([True, True, False]))
     assert list(found) == [0.0, -4.0, 0.0]  # the placeholder 0 does not raise the Small's -4
+    found = blockade.capped(np.array([0.0, 3.0, 0.0]), heights, np.array([True, True, False]))
+    assert list(found) == [0.0, 3.0, 0.0]  # nor is the unjudged stack raised near the judged one
 
 
 def test_bad_input_raises_one_clear_error() -> None:
