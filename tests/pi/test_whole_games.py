@@ -45,6 +45,16 @@ def test_a_place_first_fitted_on_low_pieces_does_not_make_a_bar3_a_bar4(tmp_path
     assert all(alert.startswith("ambiguous: ") for alert in alerts)
 
 
+def test_a_camera_place_is_not_pulled_down_by_a_lying_blocks_shadow(tmp_path: Path) -> None:
+    # A camera 64 cm up, 5.6 degrees off straight down: the pieces of the set-up preferred a
+    # lens fit 502 mm up by 30 nats (a sharp shadow read as a block's side), and upright
+    # blocks side by side then read as lying ones (+g7 illegal at ply 8; 7 of 33 read).
+    write_one(tmp_path, "block-arena", "7x7", 1102)
+    moves, alerts, truth = replayed(tmp_path / name_of("block-arena", "7x7", 1102))
+    assert moves == truth
+    assert alerts == []
+
+
 @pytest.mark.slow
 def test_a_medium_leaving_a_corner_stack_nobody_can_track_is_read(tmp_path: Path) -> None:
     # A yellow Medium left the corner stack of five on a1, whose top no band could be tracked

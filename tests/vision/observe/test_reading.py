@@ -15,7 +15,7 @@ from tests.vision.test_pose import view_of
 from vision.observe import block_arena
 from vision.observe.colours import ColourMemory
 from vision.observe.context import Scene
-from vision.observe.reading import per_fix, pinned_place
+from vision.observe.reading import START_GAIN, chosen_start, per_fix, pinned_place
 from vision.observe.synthesis import Synthesis
 from vision.render.camera import CameraSpec
 
@@ -107,3 +107,11 @@ def test_a_leaning_camera_pins_its_place_down_and_one_straight_down_does_not() -
     assert place is not None and np.allclose(place.centre, camera.centre, atol=8.0)  # type: ignore[attr-defined]
     assert pinned_place(view_of(leaning, 3.0, 1)[0]) is None  # corners too far off to tell the focal length
     assert pinned_place(view_of(CameraSpec(height_mm=650, tilt_deg=0.0, hfov_deg=54.0))[0]) is None
+
+
+def test_another_start_is_taken_only_when_the_pieces_prefer_it_clearly() -> None:
+    first, lower, higher = np.array([108.0, 179.0, 661.0]), np.array([110.0, 152.0, 502.0]), np.array([108.0, 184.0, 683.0])
+    centre, cost = chosen_start([first, lower, higher], [2300.0, 2270.0, 2301.0])  # 30 nats: a sharp shadow's worth
+    assert centre is first and cost == 2300.0
+    centre, cost = chosen_start([first, lower, higher], [2300.0, 2300.0 - START_GAIN - 1.0, 2301.0])
+    assert centre is lower and cost == 2300.0 - START_GAIN - 1.0
