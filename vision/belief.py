@@ -139,6 +139,8 @@ class Belief:
         verdict = judge(entries, self.settings, look_alikes=not self.asked)
         if verdict.kind == "illegal" and (self.asked or self.missed):
             verdict = self._caught_up(scorer) or verdict
+        elif verdict.kind == "move" and self.missed:
+            verdict = self._seen_on_the_way(verdict, scorer)
         if verdict.kind == "move" and self._barely_settles(verdict):
             return ask_reading(self.asked, UNCLEAR, False, scorer, verdict), self
         if verdict.kind == "illegal":
@@ -212,6 +214,21 @@ class Belief:
                    for hypothesis in extensions(self.game, member.state, scorer, starts)]
         verdict = judge(entries, self.settings, look_alikes=False)
         return None if verdict.kind == "illegal" else verdict
+
+    def _seen_on_the_way(self, verdict: Verdict, scorer: Scorer) -> Verdict:
+        """Returns the catch-up through the last illegal change's nearest explanations when it
+        reaches the very view a move reading reaches (a piece moved on from where that change
+        saw it: Tuned sweep 1108's dog, read on c2 as two animals, then moved to c3, was read
+        as a2-c3, one move where two were played); else the move verdict. Not where one
+        reading may hold several moves (Blockade's turns), whose nearest explanations do not
+        cover the turn."""
+        if self.settings.sequence_length(self.game.name) > 1:
+            return verdict
+        caught = self._caught_up(scorer)
+        if caught is None or caught.kind != "move":
+            return verdict
+        views = {entry.hypothesis.diff for entry in verdict.entries}
+        return caught if {entry.hypothesis.diff for entry in caught.entries} == views else verdict
 
     def _narrow(self, verdict: Verdict, scorer: Scorer) -> tuple[Reading, Belief]:
         """Returns the move reading and the narrowed belief, or an ask when it cannot pick."""

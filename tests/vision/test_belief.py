@@ -14,7 +14,7 @@ from rules import get_game
 from rules.core import Game, IllegalMoveError, InvalidMoveError, Outcome, square_name
 from vision.belief import MAX_STATES, Belief
 from vision.infer import Settings, read_change, view_of, visible_moves
-from vision.observation import CellSeen, Observation, noisy_observation
+from vision.observation import EMPTY, CellSeen, Observation, noisy_observation
 
 SIZE = 5
 _HOP = re.compile(r"([a-e][1-5])-([a-e][1-5])")
@@ -415,6 +415,22 @@ def test_a_change_read_as_illegal_starts_the_next_reading() -> None:
     reading, after = belief.read(later)
     assert reading.kind == "move" and reading.moves == ("+cat@b2", "+donkey@c3")
     assert after.certain and after.missed == ()
+
+
+def test_a_piece_moved_on_from_where_an_illegal_change_saw_it_is_read_as_two_moves() -> None:
+    # Tuned sweep 1108: the dog that went a2-c2 was read on c2 as two animals (illegal, nearest
+    # a2-c2); it then went on to c3, and the look after read a2-c3, one move where two were
+    # played, so every later move went to the wrong player.
+    game = get_game("tuned")
+    state = game.play_all(["+donkey@a3", "+dog@a2"])
+    misread = Observation.certain("tuned", {**view_of(game, state), "a2": EMPTY, "c2": "cat/dog"})
+    reading, belief = Belief.start(game, state).read(misread)
+    assert reading.kind == "illegal" and ("a2-c2",) in belief.missed
+    later = Observation.certain("tuned", view_of(game, game.play_all(["a2-c2", "c2-c3"], state)))
+    assert Belief.start(game, state).read(later)[0].moves == ("a2-c3",)  # the same view in one move
+    reading, after = belief.read(later)
+    assert reading.kind == "move" and reading.moves == ("a2-c2", "c2-c3")
+    assert after.missed == ()
 
 
 def cat_beside_a_misreading() -> tuple[Any, Any, Observation]:
