@@ -255,13 +255,13 @@ function pieces(svg, cells, size) {
   blocks(ground, tops, cells, size);
 }
 
-// Draws the position of /api/state into the container (an empty note when there is none),
-// with view.lifted ({square, to} or null) as the piece held up.
 // Returns the newest alert, or null once a move came after it (the server counts alerts_since_move).
 export function currentAlert(view) {
   return view.alerts_since_move > 0 ? (view.alerts || []).at(-1) || null : null;
 }
 
+// Draws the position of /api/state into the container (an empty note when there is none),
+// with view.lifted ({square, to} or null) as the piece held up.
 export function drawBoard(container, view) {
   container.replaceChildren();
   const board = view.board;
