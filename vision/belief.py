@@ -169,6 +169,11 @@ class Belief:
         the position holds it)."""
         return replace(self, missed=(), disputed=None) if self.missed or self.disputed else self
 
+    def _reads_turns(self) -> bool:
+        """Tells whether one reading may hold several moves (Blockade's turns): an illegal
+        change's nearest explanations then do not cover what the reading holds."""
+        return self.settings.sequence_length(self.game.name) > 1
+
     def _lasting(self, seen: Observation) -> frozenset[str]:
         """Returns the squares read otherwise than the position holds them, as the last change
         read as illegal read them, that none of that change's nearest legal explanations
@@ -177,7 +182,7 @@ class Belief:
         may hold several moves (Blockade's turns): there the nearest explanations do not cover
         the turn, and a cell the camera all but cannot see change may be one of its moves (on
         Blockade random looks it read 47 fewer moves and two more false ones)."""
-        if self.disputed is None or not self.missed or self.settings.sequence_length(self.game.name) > 1:
+        if self.disputed is None or not self.missed or self._reads_turns():
             return frozenset()
         touched = {square for moves in self.missed for move in moves for square in move_touches(self.game, move)}
         lasting = stale_misreads(view_of(self.game, self.state), seen, self.disputed) - touched
@@ -222,7 +227,7 @@ class Belief:
         as a2-c3, one move where two were played); else the move verdict. Not where one
         reading may hold several moves (Blockade's turns), whose nearest explanations do not
         cover the turn."""
-        if self.settings.sequence_length(self.game.name) > 1:
+        if self._reads_turns():
             return verdict
         caught = self._caught_up(scorer)
         if caught is None or caught.kind != "move":
