@@ -397,6 +397,18 @@ def test_the_next_move_overturns_the_question_by_two_margins() -> None:
     assert reading.kind == "move" and reading.moves == ("+dog@b2", "+donkey@c3")
 
 
+def test_a_catch_up_through_the_unfavoured_candidate_must_also_settle_it_clearly() -> None:
+    # BLOCK.BLOCK bright-546: a question left unanswered, then moves read as illegal; the
+    # catch-up five moves long began with the candidate the question did not favour, read a
+    # cube short again by the same misreading, and took it: a false move.
+    belief, seen = tuned_after_question({"dog": 0.97, "cat": 0.03})  # 3.5 nats for the dog
+    belief = replace(belief, missed=(("+cat@b2", "+donkey@c3"), ("+dog@b2", "+donkey@c3")))
+    later = Observation("tuned", {**seen.cells, "a3": CellSeen.sure("dog")})
+    reading, after = belief.read(later)
+    assert reading.kind == "ambiguous" and reading.candidates == (("+cat@b2",), ("+dog@b2",))
+    assert after == belief
+
+
 def test_a_later_look_that_clearly_shows_a_candidate_answers_the_question() -> None:
     game, belief, seen = tuned_unsure_then({})
     reading, after = belief.read(seen)
@@ -430,6 +442,25 @@ def test_a_piece_moved_on_from_where_an_illegal_change_saw_it_is_read_as_two_mov
     assert Belief.start(game, state).read(later)[0].moves == ("a2-c3",)  # the same view in one move
     reading, after = belief.read(later)
     assert reading.kind == "move" and reading.moves == ("a2-c2", "c2-c3")
+    assert after.missed == ()
+
+
+def test_moves_played_while_a_misreading_lasts_are_caught_up_with_once_it_clears() -> None:
+    # Block Arena fresh-b 612: a lying block's shadow on g1 read as a walnut block hid g1-g2g3;
+    # c9-c7c8 was played while the shadow stayed, then g2g3-f2f3 cleared it. Three moves since
+    # the last one read: the rest of the game was lost until a catch-up could reach that far.
+    game = get_game("block-arena", "9x9")
+    state = game.play_all(["+d1e1", "+e9f9", "+f1", "+d9", "+c1", "+g9h9", "+g1", "+c9", "M+e1", "M+d9"])
+    played = ["g1-g2g3", "c9-c7c8", "g2g3-f2f3"]
+    shadowed = {"g1": "dark-block-upright"}
+    belief = Belief.start(game, state)
+    for count in (1, 2):
+        view = view_of(game, game.play_all(played[:count], state))
+        reading, belief = belief.read(Observation.certain("block-arena", {**view, **shadowed}))
+        assert reading.kind == "illegal"
+    cleared = Observation.certain("block-arena", view_of(game, game.play_all(played, state)))
+    reading, after = belief.read(cleared)
+    assert reading.kind == "move" and reading.moves == tuple(played)
     assert after.missed == ()
 
 
