@@ -83,6 +83,13 @@ def second_look_for(game: str) -> bool:
     return bool(getattr(observer_module(game), "SECOND_LOOK", False))
 
 
+def second_look_asks_for(game: str) -> bool:
+    """Tells whether a game's observer reads trial positions fairly enough to settle a question
+    with a second look too (its module's SECOND_LOOK_ASKS): not where a question is about what
+    it cannot see well, so that a look under a candidate only leans to that candidate."""
+    return bool(getattr(observer_module(game), "SECOND_LOOK_ASKS", False))
+
+
 def lens_from_markers_for(game: str) -> bool:
     """Tells whether a game's board fix, without a lens calibration, corrects the distortion the
     markers tell (vision.radial; its observer module's LENS_FROM_MARKERS, True unless it says so)."""
@@ -118,6 +125,7 @@ class Pipeline:
     observer: Observer | None = None
     anticipator: Anticipator | None = None
     second_look: bool = True  # an illegal reading gets a second look (see _second_look)
+    second_look_asks: bool = False  # so does a question
     calibration: Calibration | None = None  # the lens's, when given: the board tracker undistorts with it
     tracker: BoardTracker | None = None
     gate: SceneGate = field(default_factory=SceneGate)
@@ -155,6 +163,7 @@ class Pipeline:
             self.observer, self.memory = observer_for(game.name, self.kit)
             self.anticipator = anticipator_for(game.name)
             self.second_look = second_look_for(game.name)
+            self.second_look_asks = second_look_asks_for(game.name)
 
     # -- frames --------------------------------------------------------------------------
 
@@ -301,12 +310,12 @@ class Pipeline:
 
     def on_observation(self, frame_number: int, seen: Observation, scene: Scene | None = None) -> Reading:
         """Reads an observation of the still board with the belief and acts on the reading (an
-        illegal one after a second look at the scene, if given); an observation read as a move or
-        as no change is kept, so a cell misread the same way at the next reading does not stand
-        in the way of explaining what changed."""
+        illegal one or a question after a second look at the scene, if given); an observation
+        read as a move or as no change is kept, so a cell misread the same way at the next
+        reading does not stand in the way of explaining what changed."""
         belief, epoch = self.beliefs.current(), self.beliefs.epoch
         reading, after = belief.read(seen, self.beliefs.seen)
-        if reading.kind == "illegal" and scene is not None:
+        if scene is not None and self._looks_again(reading):
             seen, reading, after = self._second_look(scene, seen, belief, reading) or (seen, reading, after)
         self._act(frame_number, reading)
         if reading.kind == "move":
@@ -318,18 +327,26 @@ class Pipeline:
         self._settled = self.session.state if reading.kind in ("move", "none") else None
         return reading
 
+    def _looks_again(self, reading: Reading) -> bool:
+        """Tells whether a reading gets a second look: an illegal one, and a question (not one
+        that takes back reported moves) where the observer allows it."""
+        return reading.kind == "illegal" or (reading.kind == "ambiguous" and self.second_look_asks
+                                             and not reading.rewind)
+
     def _second_look(self, scene: Scene, first: Observation, belief: Belief, reading: Reading) -> Look | None:
         """Returns the observation, reading and belief of a still scene read again under the
-        position one of an illegal reading's nearest legal explanations leads to, when exactly
-        one of them is then read as itself (a question when several are); else None. A piece
-        that moved can hide or show what the position before it cannot predict (an upright block
-        leaning over the cell it left), so cells near it may read wrong until the moved piece is
-        drawn where it now stands. The second looks learn nothing: each reads with a copy of the
-        observer's memory. Moves that change a square the first look read as a lasting
-        misreading are not tried: after a move the camera missed, such a square is where the
-        board and the position part, and a move through it would only hide that. Nor are moves
-        the first look rules out (Belief.fits_first_look): a look under a trial position leans to
-        its pieces wherever it cannot see well."""
+        position one of an illegal reading's nearest legal explanations (or one of a question's
+        candidates) leads to, when exactly one of them is then read as itself (a question when
+        several are); else None. A piece that moved can hide or show what the position before it
+        cannot predict (an upright block leaning over the cell it left, a meeple over the other
+        cell of its lying block: Block Arena fresh-b 612 asked Md9-d7 or Md9-d8), so cells near
+        it may read wrong until the moved piece is drawn where it now stands. The second looks
+        learn nothing: each reads with a copy of the observer's memory. Moves that change a
+        square the first look read as a lasting misreading are not tried: after a move the
+        camera missed, such a square is where the board and the position part, and a move
+        through it would only hide that. Nor are moves the first look rules out
+        (Belief.fits_first_look): a look under a trial position leans to its pieces wherever it
+        cannot see well."""
         if not self.second_look or not belief.certain or self.observer is None:
             return None
         found = [look for moves, board in self._trials(first, belief, reading)
@@ -342,14 +359,15 @@ class Pipeline:
         return found[0][0], asked, replace(belief, asked=candidates)
 
     def _trials(self, first: Observation, belief: Belief, reading: Reading) -> list[tuple[tuple[str, ...], Board]]:
-        """Returns the nearest explanations of an illegal reading worth a second look, each with
-        the position it leads to: those that change no square the first look read as a lasting
-        misreading, and that the first look leaves possible (Belief.fits_first_look)."""
+        """Returns the nearest explanations of an illegal reading (a question's candidates) worth
+        a second look, each with the position it leads to: those that change no square the first
+        look read as a lasting misreading, and that the first look leaves possible
+        (Belief.fits_first_look)."""
         game = self.session.game
         current = view_of(game, belief.state)
         lasting = stale_misreads(current, first, self.beliefs.seen)
         trials = []
-        for moves in reading.nearest:
+        for moves in reading.nearest if reading.kind == "illegal" else reading.candidates:
             try:
                 board = game.board(game.play_all(list(moves), belief.state))
             except RulesError:

@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 
 from pi.journal import Journal
-from pi.pipeline import Pipeline, second_look_for
+from pi.pipeline import Pipeline, second_look_asks_for, second_look_for
 from pi.session import Session
 from tests.vision.observe.block_scenes import VariantCamera
 from tests.vision.observe.stack_scenes import KIT
 from vision.expect import expected_view
 from vision.infer import either, view_of
 from vision.kit import kit_named
-from vision.observation import Observation
+from vision.observation import CellSeen, Observation
 from vision.observe import block_arena
 from vision.observe.context import Scene
 
@@ -211,3 +211,54 @@ def test_a_change_read_as_illegal_is_caught_up_by_the_next_reading(tmp_path: Pat
     reading = pipeline.on_observation(20, both)
     assert reading.kind == "move" and session.moves[-2:] == ["+cat@b2", "+donkey@c3"]
     assert [r["frame"] for r in records if "alert" in r] == [10]
+
+
+MEEPLE_ON_E2E3 = "light-meeple/light-block-lying"
+
+
+class Torn(Leaning):
+    """A scripted observer: under the position before the move it reads both cells of the lying
+    block e2e3 as maybe bearing the meeple (the meeple leans over the cell next to its own); under
+    any other position, the board as it truly is."""
+
+    def __init__(self, session: Session, truth: str) -> None:
+        super().__init__(session, truth)
+        self.before = session.game.board(session.state)
+
+    def __call__(self, scene: Scene, board: dict[str, Any], memory: Any) -> Observation:
+        self.memories.append(memory)
+        self.boards.append(board)
+        if board != self.before:
+            return Observation.certain("block-arena", self.view)
+        cells = {square: CellSeen.sure(label) for square, label in self.view.items()}
+        for square in ("e2", "e3"):
+            cells[square] = CellSeen.from_probs({MEEPLE_ON_E2E3: 0.6, "light-block-lying": 0.4})
+        return Observation("block-arena", cells)
+
+
+def test_a_question_between_moves_is_settled_by_a_second_look_under_each(session: Session) -> None:
+    """Block Arena fresh-b 612 asked Md9-d7 or Md9-d8: a meeple on one cell of a lying block
+    leans over the other. Read under each candidate's position, only the true one reads as
+    itself: the other's look still sees the meeple where it stands."""
+    records: list[dict[str, Any]] = []
+    observer = Torn(session, "Mf4-e3")
+    pipeline = pipeline_with(session, observer, records)
+    pipeline.second_look_asks = second_look_asks_for("block-arena")
+    first = observer(object(), observer.before, pipeline.memory)  # type: ignore[arg-type]
+    assert pipeline.belief.read(first)[0].kind == "ambiguous"
+    reading = pipeline.on_observation(10, first, object())  # type: ignore[arg-type]
+    assert reading.kind == "move" and reading.moves == ("Mf4-e3",)
+    assert session.moves[-1] == "Mf4-e3" and not [r for r in records if "alert" in r]
+
+
+def test_a_question_gets_no_second_look_where_the_observer_does_not_allow_it(session: Session) -> None:
+    """BLOCK.BLOCK's questions are about heights the camera cannot see well: a look under a
+    candidate only leans to it."""
+    assert second_look_asks_for("block-arena") and second_look_asks_for("block-pt")
+    assert not second_look_asks_for("block-block")
+    records: list[dict[str, Any]] = []
+    observer = Torn(session, "Mf4-e3")
+    pipeline = pipeline_with(session, observer, records)
+    first = observer(object(), observer.before, pipeline.memory)  # type: ignore[arg-type]
+    reading = pipeline.on_observation(10, first, object())  # type: ignore[arg-type]
+    assert reading.kind == "ambiguous" and session.moves == OPENING and len(observer.memories) == 1

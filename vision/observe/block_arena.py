@@ -35,6 +35,8 @@ from vision.observe.synthesis import (Model, Shape, SynthMemory, Variant, box, g
                                       piece_colour, piece_size)
 
 SECOND_LOOK = True  # a frame read as illegal is read again under the nearest legal moves (pi.pipeline)
+SECOND_LOOK_ASKS = True  # so is a question, under each candidate's position (a meeple leans over
+# the other cell of its lying block, which only the position with the meeple drawn there explains)
 GAME = "block-arena"
 COLOURS = ("light", "dark")
 MEEPLE_SPACING = 0.45  # two meeples on a square stand this many meeple widths apart

@@ -27,6 +27,7 @@ from vision.observe.synthesis import (Model, SynthMemory, Variant, box, cylinder
                                       piece_colour, piece_size)
 
 SECOND_LOOK = True  # a frame read as illegal is read again under the nearest legal moves (pi.pipeline)
+SECOND_LOOK_ASKS = True  # so is a question, under each candidate's position
 GAME = "block-pt"
 TILES = {"cream-tile": "M", "charcoal-tile": "N"}  # label -> the kit's colour name
 PAWNS = {"red-pawn": "X", "blue-pawn": "Y"}
