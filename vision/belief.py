@@ -15,7 +15,9 @@ Where this happens in the five games:
   not read: see vision/infer.py.)
 - BLOCK.BLOCK: none. Labels carry the column height and the board is a height map with no
   holes (RULES.md house rule), so the grown columns give a placement's cells exactly, and the
-  cells give the shape.
+  cells give the shape. Not so for several placements caught up with at once after a misreading:
+  they may split the grown cells otherwise, leaving other blocks in hand, and that is asked
+  about (`_split_otherwise`).
 - Block Arena: none. One move moves one block or meeple, every cell of a block shows its colour
   and orientation, and two readings of the same lying cells as different block pairs would
   differ in at least two blocks.
@@ -56,6 +58,7 @@ from typing import Any, Sequence
 
 from rules.core import Game, IllegalMoveError, InvalidMoveError
 from vision.infer import (
+    MAX_SEQUENCE,
     UNCLEAR,
     Entry,
     Reading,
@@ -217,12 +220,42 @@ class Belief:
 
     def _catch_up(self, scorer: Scorer) -> Verdict:
         """Returns the verdict on the unanswered question's candidates and the nearest
-        explanations of changes read as illegal since the last move, each followed by one move."""
+        explanations of changes read as illegal since the last move, each followed by one move
+        (a question when other moves lead to its view as well: see _split_otherwise)."""
         starts = tuple(dict.fromkeys(self.asked + self.missed))
         entries = [Entry(index, hypothesis) for index, member in enumerate(self.members)
                    if member.path == self.reported
                    for hypothesis in extensions(self.game, member.state, scorer, starts)]
-        return judge(entries, self.settings, look_alikes=False)
+        return self._split_otherwise(judge(entries, self.settings, look_alikes=False), scorer)
+
+    def _split_otherwise(self, verdict: Verdict, scorer: Scorer) -> Verdict:
+        """Returns a catch-up's move verdict as a question when other moves, not the same ones
+        in another order (the camera saw which change came first), lead to its view and to
+        another position: among its own entries, or found by a search of as many moves (up to
+        MAX_SEQUENCE) from the reported position. The catch-up starts from a few near
+        explanations only, and several moves may split the cells that changed otherwise
+        (BLOCK.BLOCK sweep 1111: a slab then an ell on it was caught up with as an ell then an
+        ess, the same columns but other blocks left: two false moves). Not for Blockade's
+        turns, whose look-alikes the belief keeps."""
+        if verdict.kind != "move" or self._reads_turns():
+            return verdict
+        first = verdict.entries[0].hypothesis
+        length = len(first.moves)
+        rivals = tuple(entry for entry in (*verdict.entries[1:], *self._reaching(verdict, length, scorer))
+                       if entry.hypothesis.state != first.state and sorted(entry.hypothesis.moves) != sorted(first.moves))
+        return Verdict("ambiguous", verdict.entries[:1] + rivals, verdict.margin) if rivals else verdict
+
+    def _reaching(self, verdict: Verdict, length: int, scorer: Scorer) -> list[Entry]:
+        """Returns the explanations of as many moves (none past MAX_SEQUENCE) from the reported
+        member that reach one of a verdict's views."""
+        if not 2 <= length <= MAX_SEQUENCE:
+            return []
+        views = {entry.hypothesis.diff for entry in verdict.entries}
+        settings = replace(self.settings, max_moves=length)
+        return [Entry(index, hypothesis) for index, member in enumerate(self.members)
+                if member.path == self.reported
+                for hypothesis in explanations(self.game, member.state, scorer, settings)
+                if len(hypothesis.moves) == length and hypothesis.diff in views]
 
     def _caught_up(self, scorer: Scorer) -> Verdict | None:
         """Returns the catch-up's verdict (see _catch_up), or None when none of it fits."""

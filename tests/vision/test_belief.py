@@ -464,6 +464,26 @@ def test_moves_played_while_a_misreading_lasts_are_caught_up_with_once_it_clears
     assert after.missed == ()
 
 
+BLOCK_BLOCK_OPENING = ["tee:a2.0b1.0b2.0c2.0", "bar3:b4.0b4.1b4.2", "bar2:c2.1c2.2", "ell:a5.0a5.1b5.0",
+                       "ess:d2.0d3.0e1.0e2.0", "bar2:d2.1e2.1", "bar4:d2.2d2.3d2.4d2.5", "bar2:b2.1b2.2",
+                       "ell:a3.0b3.0b3.1", "bar4:a5.2a5.3a5.4a5.5"]
+
+
+def test_a_catch_up_whose_view_other_moves_reach_as_well_is_asked_about() -> None:
+    # BLOCK.BLOCK sweep 1111: a slab misread one cell over was read as illegal, its nearest
+    # explanations an ell among them but not the slab; an ell put on the slab next, the
+    # catch-up read the ell then an ess: the same columns, other blocks left (two false moves).
+    game = get_game("block-block")
+    state = game.play_all(BLOCK_BLOCK_OPENING)
+    played = ("slab:d4.0d5.0e4.0e5.0", "ell:d3.1d3.2d4.1")
+    split = ("ell:d5.0e4.0e5.0", "ess:d3.1d3.2d4.0d4.1")
+    assert view_of(game, game.play_all(list(split), state)) == view_of(game, game.play_all(list(played), state))
+    belief = replace(Belief.start(game, state), missed=(split[:1],))
+    reading, after = belief.read(Observation.certain("block-block", view_of(game, game.play_all(list(played), state))))
+    assert reading.kind == "ambiguous" and {split, played} <= set(reading.candidates)
+    assert after.asked == reading.candidates and after.state == state
+
+
 def cat_beside_a_misreading() -> tuple[Any, Any, Observation]:
     """Returns Tuned's game, a state, and an observation of a new cat on b2 beside c3 misread
     as a cat on a dog (no legal move makes that)."""
