@@ -423,6 +423,20 @@ def test_block_block_placements_in_3d_are_read_back_by_their_heights() -> None:
         assert read_change(game, state, observe(game, state, after, rng)).moves == (move,)
 
 
+def test_a_tower_whose_height_the_camera_cannot_place_is_still_a_change() -> None:
+    # BLOCK.BLOCK sweep 1124: a bar4 stood upright on an empty cell read brown at 4 to 8 cubes,
+    # 0.19 each, and empty at 0.028: no one height beat empty by the cell margin, so the board
+    # read unchanged and the next move was taken for the other player's (white has no ell left).
+    # Now the change is seen; too faint for a move alone, it gets a second look under the bar4.
+    game = get_game("block-block")
+    state = game.play_all(["bar2:a1.0a2.0", "slab:c3.0c4.0d3.0d4.0"])
+    cells = {s: CellSeen.sure(label) for s, label in view_of(game, state).items()}
+    cells["e5"] = CellSeen.from_probs({**{f"brown@{h}": 0.19 for h in range(4, 9)}, "empty": 0.028})
+    reading = read_change(game, state, Observation("block-block", cells))
+    assert reading.kind == "illegal" and reading.changed == ("e5",)
+    assert ("bar4:e5.0e5.1e5.2e5.3",) in reading.nearest
+
+
 def test_block_block_same_top_colours_differ_by_height() -> None:
     game = get_game("block-block")
     state = game.play_all(["bar2:a1.0a2.0", "slab:c3.0c4.0d3.0d4.0"])
