@@ -205,8 +205,8 @@ class Scorer:
         read 3170 -> 3126 moves of 3534)."""
         if label != EMPTY:
             return False
-        chance = self.probability(square, label)
-        return math.log(max(1.0 - chance, self._floor)) - math.log(max(chance, self._floor)) >= self._cell_margin
+        against = math.log(max(1.0 - self.probability(square, label), self._floor))
+        return against - self.term(square, label) >= self._cell_margin
 
     def contradicts(self, square: str, label: str) -> bool:
         """Tells whether a square's reading favours another label over this one by the margin."""
