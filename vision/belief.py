@@ -54,13 +54,14 @@ that member's whole path since the anchor.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from rules.core import Game, IllegalMoveError, InvalidMoveError
 from vision.infer import (
     MAX_SEQUENCE,
     UNCLEAR,
     Entry,
+    Hypothesis,
     Reading,
     Scorer,
     Settings,
@@ -223,10 +224,14 @@ class Belief:
         explanations of changes read as illegal since the last move, each followed by one move
         (a question when other moves lead to its view as well: see _split_otherwise)."""
         starts = tuple(dict.fromkeys(self.asked + self.missed))
-        entries = [Entry(index, hypothesis) for index, member in enumerate(self.members)
-                   if member.path == self.reported
-                   for hypothesis in extensions(self.game, member.state, scorer, starts)]
+        entries = self._from_reported(lambda state: extensions(self.game, state, scorer, starts))
         return self._split_otherwise(judge(entries, self.settings, look_alikes=False), scorer)
+
+    def _from_reported(self, search: Callable[[Any], Iterable[Hypothesis]]) -> list[Entry]:
+        """Returns the entries a search finds from the state of the member whose path was
+        reported (a catch-up goes on from what the players were told)."""
+        return [Entry(index, hypothesis) for index, member in enumerate(self.members)
+                if member.path == self.reported for hypothesis in search(member.state)]
 
     def _split_otherwise(self, verdict: Verdict, scorer: Scorer) -> Verdict:
         """Returns a catch-up's move verdict as a question when other moves, not the same ones
@@ -242,7 +247,8 @@ class Belief:
         first = verdict.entries[0].hypothesis
         length = len(first.moves)
         rivals = tuple(entry for entry in (*verdict.entries[1:], *self._reaching(verdict, length, scorer))
-                       if entry.hypothesis.state != first.state and sorted(entry.hypothesis.moves) != sorted(first.moves))
+                       if entry.hypothesis.state != first.state
+                       and sorted(entry.hypothesis.moves) != sorted(first.moves))
         return Verdict("ambiguous", verdict.entries[:1] + rivals, verdict.margin) if rivals else verdict
 
     def _reaching(self, verdict: Verdict, length: int, scorer: Scorer) -> list[Entry]:
@@ -252,10 +258,8 @@ class Belief:
             return []
         views = {entry.hypothesis.diff for entry in verdict.entries}
         settings = replace(self.settings, max_moves=length)
-        return [Entry(index, hypothesis) for index, member in enumerate(self.members)
-                if member.path == self.reported
-                for hypothesis in explanations(self.game, member.state, scorer, settings)
-                if len(hypothesis.moves) == length and hypothesis.diff in views]
+        return [entry for entry in self._from_reported(lambda state: explanations(self.game, state, scorer, settings))
+                if len(entry.hypothesis.moves) == length and entry.hypothesis.diff in views]
 
     def _caught_up(self, scorer: Scorer) -> Verdict | None:
         """Returns the catch-up's verdict (see _catch_up), or None when none of it fits."""
