@@ -23,7 +23,7 @@ import importlib
 import logging
 from dataclasses import dataclass, field, replace
 from types import ModuleType
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Protocol, Sequence
 
 from pi.beliefs import BeliefKeeper
 from pi.camera.base import Frame
@@ -235,32 +235,37 @@ class Pipeline:
     def on_event(self, frame_number: int, kind: str, value: str) -> None:
         """Takes an input the camera cannot see: a roll, a done button, a confirm or an undo."""
         if kind == "roll":
-            self._play(value, frame_number)
+            if not self._defer(value):
+                self._play(value, frame_number)
         elif kind == "button" and value == "done":
             self._done(frame_number)
         elif kind == "button" and value == "undo":
             self._guard(frame_number, self.session.undo)
         elif kind == "confirm":
-            self._play(value, frame_number, kind="confirm")
+            if self._play(value, frame_number, kind="confirm"):
+                self._play_deferred(frame_number)
         else:
             self._alert(frame_number, "input", f"unknown event {kind!r} with value {value!r}")
 
     def _done(self, frame_number: int) -> None:
         """Ends the turn: reads any change now (a still scene read already, with nothing played
         since, has none), then plays `end`, or `pass` if nothing changed; while a question about
-        the turn's move is open, says so and ends nothing (the move would be lost)."""
+        the turn's move is open, keeps the `end` to play once it is answered (Blockade: the roll
+        that follows is kept too, and the next turn read through the question), or, where no
+        `end` may follow it, says so and ends nothing (the move would be lost)."""
         reading = None
         if self._settled is not None and self._settled is self.session.state:
             reading = Reading("none")  # read already, and nothing has moved or been played since
         elif self.last_frame is not None and self.view is not None:
             reading = self._read(frame_number, self.gate.force_still())
         open_question = self.beliefs.current().asked
-        if open_question:
-            self._alert(frame_number, "input",
-                        f"done pressed, but the move is not confirmed yet: {either(open_question)}")
-            return
         game = self.session.game
         closing = END_MOVES.get(game.name)
+        if open_question:
+            if closing is None or not self._defer(closing):
+                self._alert(frame_number, "input",
+                            f"done pressed, but the move is not confirmed yet: {either(open_question)}")
+            return
         if closing is not None:
             self._play(closing, frame_number)
         elif reading is None or reading.kind == "none":
@@ -269,6 +274,26 @@ class Pipeline:
             else:
                 self._alert(frame_number, "input", "done pressed, but no move was seen and "
                                                    "passing is not allowed now")
+
+    def _defer(self, move: str) -> bool:
+        """Keeps a move from an event (a done's `end`, a roll) after each candidate of the
+        question left unanswered that it may follow, and on the session to play once the
+        players answer; tells whether it could (no question, or it follows none of them)."""
+        belief = self.beliefs.current()
+        later = belief.deferred(move) if belief.asked else None
+        if later is None:
+            return False
+        self.beliefs.hold(later)
+        self.session.defer(move)
+        return True
+
+    def _play_deferred(self, frame_number: int, played: Sequence[str] = ()) -> None:
+        """Plays the moves from events kept while a question stood, unless the moves just
+        played (a later look's settling of the question) held them already."""
+        deferred = self.session.take_deferred()
+        if deferred and not _holds(tuple(played), deferred):
+            for move in deferred:
+                self._play(move, frame_number)
 
     def finish(self) -> None:
         """Ends the frames (a recording's end): a change the gate saw settle, but not yet for its
@@ -401,6 +426,7 @@ class Pipeline:
                 self._guard(frame_number, self.session.undo)
             for move in reading.moves:
                 self._play(move, frame_number, kind="correction" if reading.rewind else "move")
+            self._play_deferred(frame_number, reading.moves)
         elif reading.kind == "ambiguous":
             self._ask(frame_number, reading)
         elif reading.kind == "illegal":
@@ -424,14 +450,16 @@ class Pipeline:
 
     # -- session -------------------------------------------------------------------------
 
-    def _play(self, move: str, frame_number: int, kind: str = "move") -> None:
-        """Plays a move on the session and records it, or alerts with the referee's reason."""
+    def _play(self, move: str, frame_number: int, kind: str = "move") -> bool:
+        """Plays a move on the session and records it, or alerts with the referee's reason;
+        tells whether it was played."""
         try:
             canonical = self.session.play(move, frame_number, kind=kind)
         except RulesError as error:
             self._alert(frame_number, "illegal", f"{move}: {getattr(error, 'reason', error)}")
-            return
+            return False
         self.sink({"frame": frame_number, "move": canonical, "ply": len(self.session.moves)})
+        return True
 
     def _guard(self, frame_number: int, action: Callable[[], object]) -> None:
         """Runs a session control, turning its error into an alert."""
@@ -454,3 +482,8 @@ class Pipeline:
     def _clear_trouble(self) -> None:
         """Forgets the last trouble once frames are good again."""
         self.trouble = ""
+
+
+def _holds(moves: tuple[str, ...], part: tuple[str, ...]) -> bool:
+    """Tells whether some moves hold a run of others, in order and together."""
+    return any(moves[start:start + len(part)] == part for start in range(len(moves) - len(part) + 1))

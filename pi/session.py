@@ -45,6 +45,7 @@ class Session:
         self.alerts: list[Alert] = []
         self._alerts_before_move = 0  # alerts raised before the last move or undo
         self.pending: tuple[str, ...] = ()
+        self.deferred: tuple[str, ...] = ()  # moves from events that came while a question stood
 
     # -- reading -------------------------------------------------------------------------
 
@@ -128,7 +129,7 @@ class Session:
             self.journal.append(self._game_id, "undo", self._moves[-1])
             undone = self._moves.pop()
             self._states.pop()
-            self.pending = ()
+            self.pending, self.deferred = (), ()
             self._alerts_before_move = len(self.alerts)
         self.events.publish("undo", {"move": undone, "state": self.snapshot()})
         return undone
@@ -141,10 +142,30 @@ class Session:
         self.alert("ambiguous", "confirm the move: " + " or ".join(self.pending), (), frame)
 
     def confirm(self, move: str) -> str:
-        """Plays the confirmed (or corrected) reading of an ambiguous move."""
+        """Plays the confirmed (or corrected) reading of an ambiguous move, then the moves from
+        events kept while it stood (those still legal)."""
         with self._lock:
             kind = "confirm" if move in self.pending else "correction"
-            return self.play(move, kind=kind)
+            canonical = self.play(move, kind=kind)
+            for deferred in self.take_deferred():
+                try:
+                    self.play(deferred)
+                except RulesError:
+                    continue
+            return canonical
+
+    def defer(self, move: str) -> None:
+        """Keeps a move from an event (a done's `end`, a roll) that came while a question
+        stands, to be played once the question is answered; raises RulesError if it is not a
+        move of the game."""
+        with self._lock:
+            self.deferred += (str(self.game.coerce(move)),)
+
+    def take_deferred(self) -> tuple[str, ...]:
+        """Returns and forgets the moves kept while a question stood."""
+        with self._lock:
+            taken, self.deferred = self.deferred, ()
+            return taken
 
     def alert(self, kind: str, message: str, squares: tuple[str, ...] = (),
               frame: int | None = None) -> Alert:
@@ -171,7 +192,7 @@ class Session:
         self._moves = moves
         self.alerts = []
         self._alerts_before_move = 0
-        self.pending = ()
+        self.pending, self.deferred = (), ()
 
 
 def replay_record(record: JournalGame) -> tuple[Game[Any, Any], list[Any]]:

@@ -29,7 +29,9 @@ with `choose`, except that a question between different-looking moves keeps its 
 `asked`: when the next change fits no single move, each candidate followed by one move is tried,
 so a question nobody answers costs no later move; a later look answers it with one of its own
 candidates, or with one the question did not favour followed by a move, only by SETTLE_MARGINS
-margins, else the question is asked again): when the change is
+margins, else the question is asked again; moves from events that come meanwhile, a done's
+`end` and a roll, are put after each candidate (`deferred`), so the turn goes on and the look
+that settles the question plays them too): when the change is
 explained in some members and, in another member, every way to make it is illegal (the next
 move's legality differs and the camera cannot settle it); when the winning explanations look
 different but are within the margin (as read_change asks); and when keeping every look-alike
@@ -370,6 +372,19 @@ class Belief:
                    for square in scorer.changed if square not in changes)
 
     # -- moves that do not come from the camera ------------------------------------------------
+
+    def deferred(self, move: str) -> Belief | None:
+        """Returns the belief with a move from an event (a done's `end`, a roll) put after each
+        candidate of the question left unanswered that it may follow, or None when it follows
+        none: a later look that settles the question then plays it too."""
+        extended: list[tuple[str, ...]] = []
+        for candidate in self.asked:
+            try:
+                self.game.play_all([*candidate, move], self.state)
+            except (IllegalMoveError, InvalidMoveError):
+                continue
+            extended.append((*candidate, str(self.game.coerce(move))))
+        return replace(self, asked=tuple(extended)) if extended else None
 
     def play(self, move: str) -> Belief:
         """Returns the belief after a move from an event (a roll, `end`, a pass) or the players:

@@ -74,6 +74,34 @@ def test_ambiguity_then_confirm(session: Session) -> None:
     assert kinds == ["alert", "confirm", "move"]
 
 
+def test_moves_kept_while_a_question_stands_follow_its_answer(tmp_path: Path) -> None:
+    session = Session(Journal(tmp_path / "journal.sqlite"))
+    session.new_game("blockade")
+    session.play("roll:b3g4")
+    session.ask(["b1-b2", "b1-c1"])
+    session.defer("end")
+    session.defer("roll:r1y1")
+    session.defer("roll:r2y2")  # a second roll is illegal after the first: it is dropped
+    assert session.moves == ["roll:b3g4"] and session.deferred == ("end", "roll:r1y1", "roll:r2y2")
+    session.confirm("b1-c1")
+    assert session.moves == ["roll:b3g4", "b1-c1", "end", "roll:r1y1"] and session.deferred == ()
+
+
+def test_moves_kept_while_a_question_stands_go_with_an_undo_or_a_new_game(tmp_path: Path) -> None:
+    session = Session(Journal(tmp_path / "journal.sqlite"))
+    session.new_game("blockade")
+    session.play("roll:b3g4")
+    session.defer("end")
+    session.undo()
+    assert session.deferred == ()
+    session.defer("roll:b3g4")
+    session.new_game("blockade")
+    assert session.deferred == () and session.take_deferred() == ()
+    with pytest.raises(InvalidMoveError):
+        session.defer("not a move")
+    assert session.deferred == ()
+
+
 def test_the_snapshot_counts_the_alerts_raised_since_the_last_move(session: Session) -> None:
     assert session.snapshot()["alerts_since_move"] == 0
     session.alert("illegal", "illegal move 'e8-e6'", ("e8", "e6"))
