@@ -29,7 +29,7 @@ from pi.beliefs import BeliefKeeper
 from pi.camera.base import Frame
 from pi.session import Session
 from rules import RulesError
-from vision.belief import Belief
+from vision.belief import Belief, holds_run
 from vision.board import BoardFix, BoardTracker, BoardView, Calibration, VisionError
 from vision.expect import expected_view
 from vision.gate import GateState, SceneGate, StillEvent
@@ -291,7 +291,7 @@ class Pipeline:
         """Plays the moves from events kept while a question stood, unless the moves just
         played (a later look's settling of the question) held them already."""
         deferred = self.session.take_deferred()
-        if deferred and not _holds(tuple(played), deferred):
+        if deferred and not holds_run(played, deferred):
             for move in deferred:
                 self._play(move, frame_number)
 
@@ -433,12 +433,14 @@ class Pipeline:
             self._alert(frame_number, "illegal", reading.message(), tuple(reading.changed))
 
     def _ask(self, frame_number: int, reading: Reading) -> None:
-        """Asks the players to confirm an ambiguous reading; after a rewind they must first
-        take back the reported moves, so the session gets no candidates to confirm."""
+        """Asks the players to confirm an ambiguous reading: the session gets the candidates
+        of one move (followed by the moves kept from events meanwhile, which a confirm plays
+        after it); after a rewind they must first take back the reported moves, so it gets none."""
         options = either(reading.candidates)
         plural = "" if reading.rewind == 1 else "s"
         back = f"take back {reading.rewind} move{plural}, then " if reading.rewind else ""
-        single = [] if reading.rewind else [c[0] for c in reading.candidates if len(c) == 1]
+        kept = self.session.deferred
+        single = [] if reading.rewind else [c[0] for c in reading.candidates if c and c[1:] in ((), kept)]
         self.session.ask(single, frame_number)
         self.sink({"frame": frame_number, "alert": "ambiguous: " + back + options})
 
@@ -483,7 +485,3 @@ class Pipeline:
         """Forgets the last trouble once frames are good again."""
         self.trouble = ""
 
-
-def _holds(moves: tuple[str, ...], part: tuple[str, ...]) -> bool:
-    """Tells whether some moves hold a run of others, in order and together."""
-    return any(moves[start:start + len(part)] == part for start in range(len(moves) - len(part) + 1))

@@ -112,6 +112,7 @@ class Belief:
     asked: tuple[tuple[str, ...], ...] = ()  # the candidates of a question left unanswered
     missed: tuple[tuple[str, ...], ...] = ()  # the nearest explanations of changes read as illegal
     disputed: Observation | None = field(default=None, compare=False)  # the last change read as illegal
+    kept: tuple[str, ...] = ()  # moves from events since the question was asked: each candidate ends with them
 
     @classmethod
     def start(cls, game: Game[Any, Any], state: Any, settings: Settings | None = None) -> Belief:
@@ -159,8 +160,8 @@ class Belief:
             return reading, replace(self, missed=missed, disputed=seen)
         if verdict.kind == "ambiguous":
             reading = self._ask(verdict, scorer, UNCLEAR, same_view=False)
-            return reading, replace(self, asked=() if reading.rewind else reading.candidates, missed=(),
-                                    disputed=None)
+            asked = () if reading.rewind else self._keeping(reading.candidates)
+            return reading, replace(self, asked=asked, kept=self.kept if asked else (), missed=(), disputed=None)
         return self._narrow(verdict, scorer)
 
     def _barely_settles(self, verdict: Verdict) -> bool:
@@ -173,7 +174,8 @@ class Belief:
         with five moves through the unfavoured candidate, a column read a cube short)."""
         if not self.asked or verdict.margin is None or verdict.margin >= SETTLE_MARGINS * self.settings.margin:
             return False
-        return any(moves in self.asked or any(moves[:len(asked)] == asked for asked in self.asked[1:])
+        return any(moves in self.asked or moves + self.kept in self.asked
+                   or any(moves[:len(asked)] == asked for asked in self.asked[1:])
                    for moves in distinct_moves(verdict.entries))
 
     def _unmissed(self) -> Belief:
@@ -377,14 +379,28 @@ class Belief:
         """Returns the belief with a move from an event (a done's `end`, a roll) put after each
         candidate of the question left unanswered that it may follow, or None when it follows
         none: a later look that settles the question then plays it too."""
-        extended: list[tuple[str, ...]] = []
-        for candidate in self.asked:
-            try:
-                self.game.play_all([*candidate, move], self.state)
-            except (IllegalMoveError, InvalidMoveError):
-                continue
-            extended.append((*candidate, str(self.game.coerce(move))))
-        return replace(self, asked=tuple(extended)) if extended else None
+        try:
+            canonical = (str(self.game.coerce(move)),)
+        except InvalidMoveError:
+            return None
+        extended = tuple(candidate + canonical for candidate in self.asked if self._legal(candidate + canonical))
+        return replace(self, asked=extended, kept=self.kept + canonical) if extended else None
+
+    def _keeping(self, candidates: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
+        """Returns a question's candidates each followed by the moves kept from events since
+        the question before it (`kept`), unless it holds them already or they may not follow it."""
+        if not self.kept:
+            return candidates
+        return tuple(candidate + self.kept if not holds_run(candidate, self.kept) and self._legal(candidate + self.kept)
+                     else candidate for candidate in candidates)
+
+    def _legal(self, moves: Sequence[str]) -> bool:
+        """Tells whether moves may be played in turn from the reported state."""
+        try:
+            self.game.play_all(list(moves), self.state)
+        except (IllegalMoveError, InvalidMoveError):
+            return False
+        return True
 
     def play(self, move: str) -> Belief:
         """Returns the belief after a move from an event (a roll, `end`, a pass) or the players:
@@ -414,3 +430,7 @@ class Belief:
         return Belief.start(self.game, self.game.play_all(list(path), self.anchor), self.settings)
 
 
+def holds_run(moves: Sequence[str], part: Sequence[str]) -> bool:
+    """Tells whether some moves hold a run of others, in order and together."""
+    moves, part = tuple(moves), tuple(part)
+    return any(moves[start:start + len(part)] == part for start in range(len(moves) - len(part) + 1))

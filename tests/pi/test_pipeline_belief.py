@@ -127,21 +127,27 @@ def test_an_ask_after_look_alikes_gives_nothing_to_confirm_in_place(
     assert not pipeline.belief.certain
 
 
+def half_and_half(game: Any, state: Any, first: str, second: str, frame: int) -> Observation:
+    """Returns the observation of either move's result: the squares where they differ read as
+    either, half and half."""
+    views = [view_of(game, game.apply(state, move)) for move in (first, second)]
+    cells = {square: CellSeen.from_probs({label: 1.0}) for square, label in views[0].items()}
+    for square in views[0]:
+        if views[0][square] != views[1][square]:
+            cells[square] = CellSeen.from_probs({views[0][square]: 0.5, views[1][square]: 0.5})
+    return Observation("blockade", cells, frame)
+
+
 def asked_between_two_smalls(tmp_path: Path, records: Records) -> tuple[Pipeline, str, str]:
     """Returns a Blockade pipeline asking which of two squares a Small left b1 for (the camera
-    reads the squares where their results differ as either, half and half), and the two moves."""
+    cannot say), and the two moves."""
     session = Session(Journal(tmp_path / "journal.sqlite"))
     session.new_game("blockade")
     pipeline = Pipeline(session, kit_named(), records.append, observer=unused_observer)
     pipeline.on_event(5, "roll", "roll:b3g4")
     game, state = session.game, session.state
     first, second = [move for move in game.legal(state) if move.startswith("b1-")][:2]
-    views = [view_of(game, game.apply(state, move)) for move in (first, second)]
-    cells = {square: CellSeen.from_probs({label: 1.0}) for square, label in views[0].items()}
-    for square in views[0]:
-        if views[0][square] != views[1][square]:
-            cells[square] = CellSeen.from_probs({views[0][square]: 0.5, views[1][square]: 0.5})
-    pipeline.on_observation(10, Observation("blockade", cells, 10))
+    pipeline.on_observation(10, half_and_half(game, state, first, second, 10))
     return pipeline, first, second
 
 
@@ -173,7 +179,11 @@ def test_done_and_a_roll_while_a_question_is_open_follow_the_players_answer(
     alerts = [record["alert"] for record in records if "alert" in record]
     kept = " or ".join(f"{move} end" for move in alerts[0][len("ambiguous: "):].split(" or "))
     assert alerts[1:] == [f"done pressed, but the move is not confirmed yet: {kept}"]
-    pipeline.on_event(14, "confirm", second)
+    session = pipeline.session
+    pipeline.on_observation(14, half_and_half(session.game, session.state, first, second, 14))
+    assert sorted(session.pending) == sorted([first, second])  # asked again, the kept moves after each
+    assert all(candidate[-2:] == ("end", "roll:r1y1") for candidate in pipeline.belief.asked)
+    pipeline.on_event(15, "confirm", second)
     assert pipeline.session.moves == ["roll:b3g4", second, "end", "roll:r1y1"]
     assert [r["ply"] for r in records if "move" in r] == [1, 2, 3, 4]
 
