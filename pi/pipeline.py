@@ -29,7 +29,7 @@ from pi.beliefs import BeliefKeeper
 from pi.camera.base import Frame
 from pi.session import Session
 from rules import RulesError
-from vision.belief import Belief, holds_run
+from vision.belief import Belief, run_start
 from vision.board import BoardFix, BoardTracker, BoardView, Calibration, VisionError
 from vision.expect import expected_view
 from vision.gate import GateState, SceneGate, StillEvent
@@ -252,7 +252,8 @@ class Pipeline:
         since, has none), then plays `end`, or `pass` if nothing changed; while a question about
         the turn's move is open, keeps the `end` to play once it is answered (Blockade: the roll
         that follows is kept too, and the next turn read through the question), or, where no
-        `end` may follow it, says so and ends nothing (the move would be lost)."""
+        `end` may be kept (other games, or the next turn's end: see _defer), says so and ends
+        nothing (the move would be lost)."""
         reading = None
         if self._settled is not None and self._settled is self.session.state:
             reading = Reading("none")  # read already, and nothing has moved or been played since
@@ -263,8 +264,8 @@ class Pipeline:
         closing = END_MOVES.get(game.name)
         if open_question:
             if closing is None or not self._defer(closing):
-                self._alert(frame_number, "input",
-                            f"done pressed, but the move is not confirmed yet: {either(open_question)}")
+                still = either(self.beliefs.current().asked)
+                self._alert(frame_number, "input", f"done pressed, but the move is not confirmed yet: {still}")
             return
         if closing is not None:
             self._play(closing, frame_number)
@@ -278,10 +279,17 @@ class Pipeline:
     def _defer(self, move: str) -> bool:
         """Keeps a move from an event (a done's `end`, a roll) after each candidate of the
         question left unanswered that it may follow, and on the session to play once the
-        players answer; tells whether it could (no question, or it follows none of them)."""
+        players answer; tells whether it could (no question, or it follows none of them). A
+        question still open at the next turn's end keeps nothing more and drops what it kept:
+        the board has gone on past what its candidates explain (Blockade random look 303: the
+        next player's moves, never caught up with, stood in the way of every later reading),
+        and the referee reads on from the position before it, as it did before anything was kept."""
         belief = self.beliefs.current()
         later = belief.deferred(move) if belief.asked else None
         if later is None:
+            if belief.kept:  # the question outlived the next turn: its kept moves go, as if refused
+                self.beliefs.hold(belief.undeferred())
+                self.session.take_deferred()
             return False
         self.beliefs.hold(later)
         self.session.defer(move)
@@ -291,7 +299,7 @@ class Pipeline:
         """Plays the moves from events kept while a question stood, unless the moves just
         played (a later look's settling of the question) held them already."""
         deferred = self.session.take_deferred()
-        if deferred and not holds_run(played, deferred):
+        if deferred and run_start(played, deferred) is None:
             for move in deferred:
                 self._play(move, frame_number)
 
@@ -484,4 +492,3 @@ class Pipeline:
     def _clear_trouble(self) -> None:
         """Forgets the last trouble once frames are good again."""
         self.trouble = ""
-

@@ -31,7 +31,8 @@ so a question nobody answers costs no later move; a later look answers it with o
 candidates, or with one the question did not favour followed by a move, only by SETTLE_MARGINS
 margins, else the question is asked again; moves from events that come meanwhile, a done's
 `end` and a roll, are put after each candidate (`deferred`), so the turn goes on and the look
-that settles the question plays them too): when the change is
+that settles the question plays them too; meanwhile a move from the reported position is read
+only as one of the candidates, since the game has gone on through those moves): when the change is
 explained in some members and, in another member, every way to make it is illegal (the next
 move's legality differs and the camera cannot settle it); when the winning explanations look
 different but are within the margin (as read_change asks); and when keeping every look-alike
@@ -112,7 +113,7 @@ class Belief:
     asked: tuple[tuple[str, ...], ...] = ()  # the candidates of a question left unanswered
     missed: tuple[tuple[str, ...], ...] = ()  # the nearest explanations of changes read as illegal
     disputed: Observation | None = field(default=None, compare=False)  # the last change read as illegal
-    kept: tuple[str, ...] = ()  # moves from events since the question was asked: each candidate ends with them
+    kept: tuple[str, ...] = ()  # moves from events since the question was asked: each candidate holds them
 
     @classmethod
     def start(cls, game: Game[Any, Any], state: Any, settings: Settings | None = None) -> Belief:
@@ -144,7 +145,8 @@ class Belief:
         if not scorer.changed:
             return unchanged_reading(self.game, self.state, scorer, self.settings), self._unmissed()
         entries = [Entry(index, hypothesis) for index, member in enumerate(self.members)
-                   for hypothesis in explanations(self.game, member.state, scorer, self.settings)]
+                   for hypothesis in explanations(self.game, member.state, scorer, self.settings)
+                   if not self.kept or hypothesis.moves + self.kept in self.asked]
         verdict = judge(entries, self.settings, look_alikes=not self.asked)
         further: tuple[tuple[str, ...], ...] = ()
         if verdict.kind == "illegal" and (self.asked or self.missed):
@@ -383,15 +385,23 @@ class Belief:
             canonical = (str(self.game.coerce(move)),)
         except InvalidMoveError:
             return None
+        if canonical[0] in self.kept:  # a question is carried over one turn's end, no further
+            return None
         extended = tuple(candidate + canonical for candidate in self.asked if self._legal(candidate + canonical))
         return replace(self, asked=extended, kept=self.kept + canonical) if extended else None
+
+    def undeferred(self) -> Belief:
+        """Returns the belief without the moves kept from events: each candidate of the
+        question cut where they start, as if they had never come."""
+        cut = (candidate[:run_start(candidate, self.kept)] for candidate in self.asked)
+        return replace(self, asked=tuple(dict.fromkeys(cut)), kept=())
 
     def _keeping(self, candidates: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
         """Returns a question's candidates each followed by the moves kept from events since
         the question before it (`kept`), unless it holds them already or they may not follow it."""
         if not self.kept:
             return candidates
-        return tuple(candidate + self.kept if not holds_run(candidate, self.kept) and self._legal(candidate + self.kept)
+        return tuple(candidate + self.kept if run_start(candidate, self.kept) is None and self._legal(candidate + self.kept)
                      else candidate for candidate in candidates)
 
     def _legal(self, moves: Sequence[str]) -> bool:
@@ -430,7 +440,8 @@ class Belief:
         return Belief.start(self.game, self.game.play_all(list(path), self.anchor), self.settings)
 
 
-def holds_run(moves: Sequence[str], part: Sequence[str]) -> bool:
-    """Tells whether some moves hold a run of others, in order and together."""
+
+def run_start(moves: Sequence[str], part: Sequence[str]) -> int | None:
+    """Returns where some moves first hold a run of others, in order and together, or None."""
     moves, part = tuple(moves), tuple(part)
-    return any(moves[start:start + len(part)] == part for start in range(len(moves) - len(part) + 1))
+    return next((start for start in range(len(moves) - len(part) + 1) if moves[start:start + len(part)] == part), None)

@@ -173,19 +173,27 @@ def test_done_and_a_roll_while_a_question_is_open_are_played_when_a_later_look_s
 def test_done_and_a_roll_while_a_question_is_open_follow_the_players_answer(
         tmp_path: Path, records: Records) -> None:
     pipeline, first, second = asked_between_two_smalls(tmp_path, records)
-    pipeline.on_event(11, "button", "done")
-    pipeline.on_event(12, "button", "done")  # a second `end` may not follow: said, not kept
-    pipeline.on_event(13, "roll", "roll:r1y1")
-    alerts = [record["alert"] for record in records if "alert" in record]
-    kept = " or ".join(f"{move} end" for move in alerts[0][len("ambiguous: "):].split(" or "))
-    assert alerts[1:] == [f"done pressed, but the move is not confirmed yet: {kept}"]
     session = pipeline.session
+    pipeline.on_event(11, "button", "done")
+    pipeline.on_event(12, "roll", "roll:r1y1")
     pipeline.on_observation(14, half_and_half(session.game, session.state, first, second, 14))
     assert sorted(session.pending) == sorted([first, second])  # asked again, the kept moves after each
     assert all(candidate[-2:] == ("end", "roll:r1y1") for candidate in pipeline.belief.asked)
     pipeline.on_event(15, "confirm", second)
-    assert pipeline.session.moves == ["roll:b3g4", second, "end", "roll:r1y1"]
+    assert session.moves == ["roll:b3g4", second, "end", "roll:r1y1"]
     assert [r["ply"] for r in records if "move" in r] == [1, 2, 3, 4]
+
+
+def test_a_question_still_open_at_the_next_turns_end_drops_what_it_kept(
+        tmp_path: Path, records: Records) -> None:
+    pipeline, first, second = asked_between_two_smalls(tmp_path, records)
+    pipeline.on_event(11, "button", "done")
+    pipeline.on_event(12, "roll", "roll:r1y1")
+    pipeline.on_event(13, "button", "done")  # the next player's end: the question outlived a turn
+    alerts = [record["alert"] for record in records if "alert" in record]
+    assert alerts[1:] == [f"done pressed, but the move is not confirmed yet: {alerts[0][len('ambiguous: '):]}"]
+    assert sorted(pipeline.belief.asked) == sorted([(first,), (second,)]) and pipeline.belief.kept == ()
+    assert pipeline.session.deferred == () and pipeline.session.moves == ["roll:b3g4"]
 
 
 def test_a_change_read_as_illegal_keeps_standing_in_the_way_of_the_next_move(tmp_path: Path) -> None:
