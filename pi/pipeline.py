@@ -235,7 +235,7 @@ class Pipeline:
     def on_event(self, frame_number: int, kind: str, value: str) -> None:
         """Takes an input the camera cannot see: a roll, a done button, a confirm or an undo."""
         if kind == "roll":
-            if not self._defer(value):
+            if not self._defer(value, frame_number):
                 self._play(value, frame_number)
         elif kind == "button" and value == "done":
             self._done(frame_number)
@@ -263,7 +263,7 @@ class Pipeline:
         game = self.session.game
         closing = END_MOVES.get(game.name)
         if open_question:
-            if closing is None or not self._defer(closing):
+            if closing is None or not self._defer(closing, frame_number):
                 still = either(self.beliefs.current().asked)
                 self._alert(frame_number, "input", f"done pressed, but the move is not confirmed yet: {still}")
             return
@@ -276,10 +276,11 @@ class Pipeline:
                 self._alert(frame_number, "input", "done pressed, but no move was seen and "
                                                    "passing is not allowed now")
 
-    def _defer(self, move: str) -> bool:
+    def _defer(self, move: str, frame_number: int) -> bool:
         """Keeps a move from an event (a done's `end`, a roll) after each candidate of the
         question left unanswered that it may follow, and on the session to play once the
-        players answer; tells whether it could (no question, or it follows none of them). A
+        players answer, and says so; tells whether it could (no question, or it follows none
+        of them). A
         question still open at the next turn's end keeps nothing more and drops what it kept:
         the board has gone on past what its candidates explain (Blockade random look 303: the
         next player's moves, never caught up with, stood in the way of every later reading),
@@ -293,6 +294,7 @@ class Pipeline:
             return False
         self.beliefs.hold(later)
         self.session.defer(move)
+        self._alert(frame_number, "input", f"{move} kept until the move is confirmed: {either(belief.asked)}")
         return True
 
     def _play_deferred(self, frame_number: int, played: Sequence[str] = ()) -> None:
