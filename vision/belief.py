@@ -401,8 +401,11 @@ class Belief:
         the question before it (`kept`), unless it holds them already or they may not follow it."""
         if not self.kept:
             return candidates
-        return tuple(candidate + self.kept if run_start(candidate, self.kept) is None and self._legal(candidate + self.kept)
-                     else candidate for candidate in candidates)
+        return tuple(candidate + self.kept if self._may_keep(candidate) else candidate for candidate in candidates)
+
+    def _may_keep(self, candidate: tuple[str, ...]) -> bool:
+        """Tells whether the kept moves may be put after a candidate that does not hold them."""
+        return run_start(candidate, self.kept) is None and self._legal(candidate + self.kept)
 
     def _legal(self, moves: Sequence[str]) -> bool:
         """Tells whether moves may be played in turn from the reported state."""
@@ -438,7 +441,6 @@ class Belief:
             raise ValueError(f"cannot take back {rewind} moves: {len(self.reported)} were reported")
         path = self.reported[: len(self.reported) - rewind] + tuple(moves)
         return Belief.start(self.game, self.game.play_all(list(path), self.anchor), self.settings)
-
 
 
 def run_start(moves: Sequence[str], part: Sequence[str]) -> int | None:
