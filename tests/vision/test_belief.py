@@ -12,7 +12,7 @@ import pytest
 
 from rules import get_game
 from rules.core import Game, IllegalMoveError, InvalidMoveError, Outcome, square_name
-from vision.belief import MAX_STATES, Belief
+from vision.belief import MAX_STATES, Belief, run_start
 from vision.infer import Settings, read_change, view_of, visible_moves
 from vision.observation import EMPTY, CellSeen, Observation, noisy_observation
 
@@ -571,3 +571,22 @@ def test_a_square_the_first_look_read_changed_must_be_next_to_the_moves() -> Non
     assert belief.fits_first_look(beside, ["a1-b2"])
     far = first_look(game, {"a1": LEFT, "b2": {ARRIVED: 1.0}, "d4": {ARRIVED: 1.0}})
     assert not belief.fits_first_look(far, ["a1-b2"])
+
+
+def test_a_move_from_an_event_follows_each_candidate_it_may_follow_for_one_turn() -> None:
+    game = get_game("blockade")
+    state = game.play_all(["roll:b3g4"])
+    asked = replace(Belief.start(game, state), asked=(("b1-b2",), ("b1-c1",)))
+    ended = asked.deferred("end")
+    assert ended is not None and ended.asked == (("b1-b2", "end"), ("b1-c1", "end")) and ended.kept == ("end",)
+    rolled = ended.deferred("roll:r1y1")
+    assert rolled is not None and rolled.kept == ("end", "roll:r1y1")
+    assert rolled.deferred("end") is None  # the next turn's end: the question is carried no further
+    assert rolled.deferred("b1-b3") is None and asked.deferred("not a move") is None
+    assert rolled.undeferred().asked == (("b1-b2",), ("b1-c1",)) and rolled.undeferred().kept == ()
+
+
+def test_a_run_of_moves_is_found_where_it_starts() -> None:
+    assert run_start(("a1-b1", "end", "roll:r1y1", "c1-d1"), ("end", "roll:r1y1")) == 1
+    assert run_start(("a1-b1", "roll:r1y1", "end"), ("end", "roll:r1y1")) is None
+    assert run_start((), ("end",)) is None and run_start(("end",), ()) == 0
