@@ -280,11 +280,11 @@ class Pipeline:
         """Keeps a move from an event (a done's `end`, a roll) after each candidate of the
         question left unanswered that it may follow, and on the session to play once the
         players answer, and says so; tells whether it could (no question, or it follows none
-        of them). A
-        question still open at the next turn's end keeps nothing more and drops what it kept:
-        the board has gone on past what its candidates explain (Blockade random look 303: the
-        next player's moves, never caught up with, stood in the way of every later reading),
-        and the referee reads on from the position before it, as it did before anything was kept."""
+        of them). A question still open at the next turn's end keeps nothing more and drops
+        what it kept: the board has gone on past what its candidates explain (Blockade random
+        look 303: the next player's moves, never caught up with, stood in the way of every later
+        reading), and the referee reads on from the position before it, as it did before
+        anything was kept."""
         belief = self.beliefs.current()
         later = belief.deferred(move) if belief.asked else None
         if later is None:

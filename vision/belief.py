@@ -387,7 +387,8 @@ class Belief:
             return None
         if canonical[0] in self.kept:  # a question is carried over one turn's end, no further
             return None
-        extended = tuple(candidate + canonical for candidate in self.asked if self._legal(candidate + canonical))
+        extended = tuple(candidate + canonical for candidate in self.asked
+                         if referee_reason(self.game, self.state, candidate + canonical) is None)
         return replace(self, asked=extended, kept=self.kept + canonical) if extended else None
 
     def undeferred(self) -> Belief:
@@ -405,15 +406,8 @@ class Belief:
 
     def _may_keep(self, candidate: tuple[str, ...]) -> bool:
         """Tells whether the kept moves may be put after a candidate that does not hold them."""
-        return run_start(candidate, self.kept) is None and self._legal(candidate + self.kept)
-
-    def _legal(self, moves: Sequence[str]) -> bool:
-        """Tells whether moves may be played in turn from the reported state."""
-        try:
-            self.game.play_all(list(moves), self.state)
-        except (IllegalMoveError, InvalidMoveError):
-            return False
-        return True
+        return (run_start(candidate, self.kept) is None
+                and referee_reason(self.game, self.state, candidate + self.kept) is None)
 
     def play(self, move: str) -> Belief:
         """Returns the belief after a move from an event (a roll, `end`, a pass) or the players:
