@@ -28,8 +28,9 @@ from bench.report import JSON_ALSO, add_options, clock_of
 from rules import get_game
 from rules.core import Game
 from tests.vision.play import piece_turn
-from vision.infer import read_change, view_of, visible_moves
+from vision.infer import read_change
 from vision.observation import noisy_observation
+from vision.sight import view_of, visible_moves
 
 GAMES = ["block-arena", "block-pt", "tuned", "blockade", "block-block"]
 TARGET_MS = 50.0

@@ -33,12 +33,13 @@ from vision.belief import Belief, run_start
 from vision.board import BoardFix, BoardTracker, BoardView, Calibration, VisionError
 from vision.expect import expected_view
 from vision.gate import GateState, SceneGate, StillEvent
-from vision.infer import Reading, either, stale_misreads, view_of
+from vision.infer import Reading, either, stale_misreads
 from vision.kit import Kit
 from vision.lifted import LiftWatch
 from vision.observation import Observation
 from vision.observe.context import ObserveError, Scene, prepare
 from vision.pose import CameraPlace, PoseError, locate_camera
+from vision.sight import view_of
 
 GATE_PX_PER_MM = 0.4  # with the 140 mm margin, about as many pixels as 0.5 gave with 80 mm
 GATE_MARGIN_MM = 140.0  # past the furthest a tall edge piece leans (8 cubes under the lowest, most tilted camera)

@@ -16,7 +16,7 @@ from typing import Any
 
 from rules import get_game
 from tools.policy import play, whole_game
-from vision.infer import visible_moves
+from vision.sight import visible_moves
 from vision.render.camera import CameraSpec
 from vision.render.record import Timing, preset, record_game
 

@@ -16,7 +16,7 @@ import json
 from typing import Any, Callable, Iterable
 
 from rules.core import Game, other, parse_square, square_name
-from vision.infer import visible_moves
+from vision.sight import visible_moves
 
 QUIET = {"pass", "end"}
 GREED: dict[str, float] = {"block-arena": 0.95, "block-pt": 0.8, "blockade": 0.85, "tuned": 0.0,

@@ -76,14 +76,12 @@ from vision.infer import (
     illegal_reading,
     judge,
     move_reading,
-    move_touches,
-    referee_reason,
     scorer_for,
     stale_misreads,
     unchanged_reading,
-    view_of,
 )
 from vision.observation import Observation, king_step
+from vision.sight import move_touches, referee_reason, view_of
 
 MAX_STATES = 16
 MISSED = 6  # the nearest explanations of illegal readings kept to start a later reading from

@@ -7,7 +7,7 @@ state and of every legal move's result (vision/expect.py) and returns a Reading:
   `cell_margin` nats, nor holds the odds against an expected empty cell by as much) and no legal
   move fits the faint leanings either.
   Moves that change nothing the camera sees (Blockade's rolls and `end`, a pass) are never read
-  from the camera: they come from events; `invisible_moves` lists them.
+  from the camera: they come from events; `invisible_moves` (vision/sight.py) lists them.
 - `move`: one explanation fits (no changed cell left contradicted, no explained cell
   contradicted) and beats every explanation that looks different by `margin` nats.
 - `ambiguous`: several explanations are within the margin (`same_view=False`), or several lead to
@@ -53,8 +53,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Literal, Mapping, Sequence
 
 from rules.core import Game, IllegalMoveError, InvalidMoveError
-from vision.expect import expected_view, faint_pair, seen_part, suggested_moves
+from vision.expect import faint_pair, seen_part
 from vision.observation import EMPTY, CellSeen, Observation
+from vision.sight import move_touches, physical_moves, referee_reason, view_of
 
 Kind = Literal["none", "move", "ambiguous", "illegal"]
 Diff = tuple[tuple[str, str], ...]
@@ -271,11 +272,6 @@ class Hypothesis:
         return not self.misfit and (self.score > 0.0 or self.clear)
 
 
-def view_of(game: Game[Any, Any], state: Any) -> dict[str, str]:
-    """Returns the expected view of a game state."""
-    return expected_view(game.name, game.board(state))
-
-
 def stale_misreads(current: Mapping[str, str], seen: Observation, before: Observation | None) -> frozenset[str]:
     """Returns the squares read otherwise than the position holds them, as at the last reading
     the referee accepted: a misreading that lasts says nothing about what changed since."""
@@ -310,12 +306,6 @@ def scorer_for(game: Game[Any, Any], state: Any, seen: Observation, settings: Se
         raise ReadError(f"the observation has a {seen.size}x{seen.size} grid, but the "
                         f"{game.name} board has {len(current)} squares")
     return Scorer(seen, current, settings, stale_misreads(current, seen, before) | lasting)
-
-
-def move_touches(game: Game[Any, Any], move: Any) -> set[str]:
-    """Returns the squares a move leaves or reaches."""
-    left, reached = game.squares(move)
-    return {*left, *reached}
 
 
 def _children(game: Game[Any, Any], parent: Hypothesis, scorer: Scorer, seen: set[Any],
@@ -471,39 +461,6 @@ def distinct_moves(entries: Iterable[Entry]) -> tuple[tuple[str, ...], ...]:
     return tuple(dict.fromkeys(entry.hypothesis.moves for entry in entries))
 
 
-# -- the physical move behind an illegal change ------------------------------------------------
-
-
-def _parses(game: Game[Any, Any], moves: Sequence[str]) -> bool:
-    """Tells whether every text of a sequence is a move in the game's notation."""
-    try:
-        for text in moves:
-            game.parse(text)
-    except InvalidMoveError:
-        return False
-    return True
-
-
-def physical_moves(game: Game[Any, Any], state: Any, seen: Observation,
-                   squares: Sequence[str]) -> tuple[str, ...]:
-    """Returns the moves, in the game's notation, that the seen change of some squares suggests
-    (squares that lost a piece to squares that gained one); () when none can be written (a
-    BLOCK.BLOCK change of more cubes than any block has names no block)."""
-    after = {square: seen.cells[square].label for square in squares}
-    candidates = suggested_moves(game.name, game.board(state), after)
-    return next((moves for moves in candidates if _parses(game, moves)), ())
-
-
-def referee_reason(game: Game[Any, Any], state: Any, moves: Sequence[str]) -> str | None:
-    """Returns the referee's reason why a sequence of moves is illegal, or None if it is legal."""
-    try:
-        for text in moves:
-            state = game.apply(state, text)
-    except (IllegalMoveError, InvalidMoveError) as error:
-        return error.reason
-    return None
-
-
 def illegal_reading(game: Game[Any, Any], state: Any, scorer: Scorer, verdict: Verdict) -> Reading:
     """Returns the illegal reading: the closest legal explanation, the physical move, the reason."""
     changed = scorer.changed
@@ -593,21 +550,3 @@ def read_change(game: Game[Any, Any], state: Any, seen: Observation,
     hypotheses = explanations(game, state, scorer, settings)
     verdict = judge([Entry(0, hypothesis) for hypothesis in hypotheses], settings)
     return reading_for(game, state, scorer, verdict)
-
-
-def _by_sight(game: Game[Any, Any], state: Any, seen: bool) -> tuple[str, ...]:
-    """Returns the legal moves that change some cell's expected view (seen) or none (not)."""
-    current = view_of(game, state)
-    return tuple(str(move) for move in game.legal_moves(state)
-                 if (view_of(game, game.play(state, move)) != current) == seen)
-
-
-def visible_moves(game: Game[Any, Any], state: Any) -> tuple[str, ...]:
-    """Returns the legal moves the camera can see (they change some cell's expected view)."""
-    return _by_sight(game, state, True)
-
-
-def invisible_moves(game: Game[Any, Any], state: Any) -> tuple[str, ...]:
-    """Returns the legal moves that change no cell's expected view (the camera cannot see them:
-    rolls, `end`, passes, hidden shuffles); they must come from events or the players."""
-    return _by_sight(game, state, False)

@@ -19,7 +19,7 @@ from pi.journal import Journal
 from pi.pipeline import Pipeline
 from pi.session import Session
 from tests.vision.test_belief import Hops, HopState
-from vision.infer import view_of
+from vision.sight import view_of
 from vision.kit import kit_named
 from vision.observation import CellSeen, Observation
 from vision.observe.context import Scene

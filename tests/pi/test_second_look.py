@@ -17,7 +17,8 @@ from pi.session import Session
 from tests.vision.observe.block_scenes import VariantCamera
 from tests.vision.observe.stack_scenes import KIT
 from vision.expect import expected_view
-from vision.infer import either, view_of
+from vision.infer import either
+from vision.sight import view_of
 from vision.kit import kit_named
 from vision.observation import CellSeen, Observation
 from vision.observe import block_arena

@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 from rules.core import Game
-from vision.infer import view_of
+from vision.sight import view_of
 from vision.observation import Observation, noisy_observation
 
 Outcomes = dict[str, tuple[Any, dict[str, str]]]

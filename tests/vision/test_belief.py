@@ -13,8 +13,9 @@ import pytest
 from rules import get_game
 from rules.core import Game, IllegalMoveError, InvalidMoveError, Outcome, square_name
 from vision.belief import MAX_STATES, Belief, run_start
-from vision.infer import Settings, read_change, view_of, visible_moves
+from vision.infer import Settings, read_change
 from vision.observation import EMPTY, CellSeen, Observation, noisy_observation
+from vision.sight import view_of, visible_moves
 
 SIZE = 5
 _HOP = re.compile(r"([a-e][1-5])-([a-e][1-5])")

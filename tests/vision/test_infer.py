@@ -17,14 +17,12 @@ from vision.infer import (
     Reading,
     ReadError,
     Settings,
-    invisible_moves,
     read_change,
-    referee_reason,
     stale_misreads,
-    view_of,
 )
 from vision.belief import Belief
 from vision.observation import CellSeen, Observation, noisy_observation
+from vision.sight import invisible_moves, referee_reason, view_of
 
 GAMES = ["block-arena", "block-pt", "tuned", "blockade", "block-block"]
 

@@ -24,12 +24,13 @@ import pytest
 from rules.registry import get_game
 from tests.vision.observe.stack_scenes import CONFIDENT, KIT, LOCK_FRAMES, Camera
 from vision.expect import expected_view
-from vision.infer import read_change, visible_moves
+from vision.infer import read_change
 from vision.observation import EMPTY, Observation
 from vision.observe import blockade, nesting, stacks
 from vision.observe.context import ObserveError, prepare
 from vision.observe.pyramids import same_look
 from vision.pose import locate_camera
+from vision.sight import visible_moves
 from vision.render.record import PRESETS
 
 GAME = get_game("blockade")
