@@ -319,10 +319,11 @@ class BoardTracker:
 
     def __init__(self, kit: Kit, mat: Mat | None = None, calibration: Calibration | None = None, *,
                  confirm_frames: int = 2, tolerance_px: float = 2.0, full_every: int = 15,
-                 estimate_lens: bool = True) -> None:
+                 estimate_lens: bool = True, lens_kept: Callable[[BoardView], bool] | None = None) -> None:
         _check_settings(confirm_frames, tolerance_px, full_every)
         self.kit, self.mat, self.calibration = kit, mat, calibration
         self.estimate_lens = estimate_lens
+        self.lens_kept = lens_kept  # a fix through the markers' lens must pass it, else it is made without
         self.confirm_frames, self.tolerance_px = confirm_frames, tolerance_px
         self.full_every = full_every
         self._detector = MarkerDetector(kit)
@@ -371,10 +372,19 @@ class BoardTracker:
     def _fit(self, mat: Mat, markers: Markers, size: Size,
              prior: BoardView | None = None) -> BoardView | None:
         """Returns a new fix from the markers seen (helped by a prior), or None if too few fit;
-        without a calibration, the lens's distortion is the one the markers tell (if they do)."""
+        without a calibration, the lens's distortion is the one the markers tell (if they do and
+        the fix through it passes `lens_kept`)."""
         guess = prior.homography if prior is not None and prior.mat == mat else None
+        lens = self.calibration or self._lens_told(self.kit.marker_corners(mat), markers, size, guess)
+        view = self._fit_through(lens, mat, markers, size, guess)
+        if view is None or lens is self.calibration or self.lens_kept is None or self.lens_kept(view):
+            return view
+        return self._fit_through(None, mat, markers, size, guess)
+
+    def _fit_through(self, lens: Calibration | None, mat: Mat, markers: Markers, size: Size,
+                     guess: FloatArray | None) -> BoardView | None:
+        """Returns the fix from the markers seen through a lens (None: as seen), or None if too few fit."""
         board = self.kit.marker_corners(mat)
-        lens = self.calibration or self._lens_told(board, markers, size, guess)
         seen = markers
         if lens is not None:
             seen = {key: lens.undistort_points(value, size) for key, value in markers.items()}

@@ -17,7 +17,7 @@ import pytest
 
 from bench.accuracy_bench import true_lens
 from pi.camera.recorded import RecordedSource
-from pi.pipeline import Pipeline, lens_from_markers_for
+from pi.pipeline import Pipeline, lens_from_markers_for, lens_needs_focal_for, tracker_for
 from pi.recording import load_recording
 from pi.replay import drive, open_session
 from rules import get_game
@@ -26,6 +26,7 @@ from vision.expect import expected_view
 from vision.kit import kit_named
 from vision.observation import CellSeen, Observation
 from vision.observe.context import Scene
+from vision.pose import focal_told
 from vision.render.record import record_game
 
 MOVES = ["e9-e8", "e1-e2", "+e5", "e2-d2"]
@@ -117,9 +118,17 @@ def test_the_lens_calibration_reaches_the_board_tracker(recording: Path, tmp_pat
     assert session.moves == MOVES and not [r for r in records if "alert" in r]
 
 
+def test_block_block_keeps_the_markers_lens_only_where_the_homography_tells_the_focal_length() -> None:
+    tracker = tracker_for(kit_named(), "block-block", None)
+    assert tracker.estimate_lens and tracker.lens_kept is focal_told
+    assert tracker_for(kit_named(), "block-pt", None).lens_kept is None
+    assert tracker_for(kit_named(), "block-block", None, Calibration([[500, 0, 320], [0, 500, 240], [0, 0, 1]],
+                                                                      [0, 0, 0, 0])).calibration is not None
+
+
 def test_without_a_calibration_the_board_fix_corrects_the_distortion_the_markers_tell(
         recording: Path, tmp_path: Path) -> None:
-    assert lens_from_markers_for("block-pt") and not lens_from_markers_for("block-block")
+    assert lens_from_markers_for("block-pt") and not lens_needs_focal_for("block-pt")
     loaded = load_recording(recording)
     pipeline = Pipeline(open_session(loaded, tmp_path / "journal.sqlite"), kit_named(), lambda record: None)
     drive(pipeline, loaded, RecordedSource(recording))

@@ -13,6 +13,7 @@ import pytest
 from tests.vision import synth
 from vision.board import BoardState, BoardTracker, Calibration, VisionError
 from vision.kit import Kit, Mat, kit_named
+from vision.pose import focal_told
 
 KIT = kit_named()
 SIZES = [(640, 480), (1280, 960)]
@@ -92,6 +93,20 @@ def test_without_calibration_the_markers_tell_the_distortion_but_not_the_focal_l
     assert view.calibration.dist_coeffs[0] == pytest.approx(-0.25 * (width / focal) ** 2, abs=0.03)
     assert grid_error(view, camera, mat) < 2 * grid_error(
         BoardTracker(KIT, mat, Calibration(**camera.calibration())).update(frame).view, camera, mat)
+
+
+@pytest.mark.parametrize("tilt, kept", [(12.0, True), (0.0, False)])
+def test_the_markers_lens_is_kept_only_where_the_fix_through_it_passes_the_trackers_test(
+        tilt: float, kept: bool) -> None:
+    mat = KIT.mat("block-block")
+    camera = synth.look_down(600, tilt, 40, 10, (90, 90), 65, (1280, 960), k1=-0.25)
+    frame = frame_of(camera, mat, 2)
+    view = BoardTracker(KIT, mat, lens_kept=focal_told).update(frame).view
+    plain = BoardTracker(KIT, mat, estimate_lens=False).update(frame).view
+    assert view is not None and plain is not None
+    assert (view.calibration is not None) is kept and not view.lens_known
+    if not kept:  # the fix made as though no lens were told
+        assert np.allclose(view.homography, plain.homography)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 8])

@@ -9,7 +9,8 @@ import pytest
 from vision.board import BoardView
 from vision.kit import kit_named
 from vision.pose import (
-    CameraPlace, PoseError, focal_from_hfov, focal_spread, homography_focal, image_points, locate_camera,
+    FOCAL_TOLD, CameraPlace, PoseError, focal_from_hfov, focal_spread, focal_told, homography_focal, image_points,
+    locate_camera, told_focal,
 )
 from vision.render.camera import CameraSpec, pose
 
@@ -90,3 +91,12 @@ def test_the_focal_length_is_doubted_by_how_far_the_corners_misfit_the_homograph
     assert focal_spread(sharp) == focal_spread(sharp)  # seeded: the same view, the same doubt
     assert focal_spread(view_of(CameraSpec(height_mm=650, tilt_deg=1.0, hfov_deg=54.0), 0.2, 1)[0]) > 0.3
     assert focal_spread(view_of(leaning)[0]) == float("inf")  # no marker seen: nothing to tell by
+
+
+def test_the_focal_length_is_told_only_by_a_leaning_camera_whose_corners_fit_well() -> None:
+    leaning = CameraSpec(height_mm=650, tilt_deg=14, azimuth_deg=130, roll_deg=40, hfov_deg=54.0)
+    sharp = view_of(leaning, 0.2, 1)[0]
+    assert focal_told(sharp) and told_focal(sharp) == homography_focal(sharp)
+    assert not focal_told(view_of(leaning, 2.0, 1)[0]) and told_focal(view_of(leaning, 2.0, 1)[0]) is None
+    assert focal_spread(view_of(leaning, 2.0, 1)[0]) > FOCAL_TOLD
+    assert not focal_told(view_of(CameraSpec(height_mm=650, tilt_deg=1.0, hfov_deg=54.0), 0.2, 1)[0])

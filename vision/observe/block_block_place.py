@@ -14,7 +14,9 @@ enough off straight down for it to tell the focal length (vision.pose.homography
 by how far the markers' misfit moves it, else the family's middle doubting the whole envelope;
 the fits on pieces do not weigh it in (pulled towards it, the fits read realistic renders worse:
 they make up for the reading model's own leanings, so the truer place is not the better one for
-later reads). A lens calibration fixes the place outright.
+later reads). A lens calibration fixes the place outright; so, nearly, does a homography made
+through the distortion the markers tell (block_block.LENS_NEEDS_FOCAL) once it tells the focal
+length (vision.pose.focal_told): the place is its, doubted by its spread, and never fitted on pieces.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import numpy as np
 
 from vision.board import BoardView
 from vision.observe.block_block_rays import FloatArray
-from vision.pose import CameraPlace, focal_from_hfov, focal_spread, homography_focal, place_for_focal
+from vision.pose import CameraPlace, focal_from_hfov, focal_spread, homography_focal, place_for_focal, told_focal
 
 FAMILY_HFOV = (75.0, 45.0)  # the fields of view the lens is looked for between (KIT.md: 50-70)
 FAMILY_SAMPLES = 9
@@ -80,11 +82,22 @@ def lens_prior(view: BoardView, anchor: CameraPlace) -> tuple[float, float] | No
     return (math.log(focal / anchor.focal_px), doubt) if doubt < DOUBT[1] else None
 
 
+def told(view: BoardView, anchor: CameraPlace) -> Placing | None:
+    """Returns the placing the homography tells through the lens the markers tell (its focal
+    length, doubted by its spread), or None when there is no such lens or it does not tell."""
+    focal = told_focal(view) if view.calibration is not None and not view.lens_known else None
+    return None if focal is None else Placing(math.log(focal / anchor.focal_px), (0.0, 0.0),
+                                              max(focal_spread(view), DOUBT[0]))
+
+
 def unknown(view: BoardView, anchor: CameraPlace) -> Placing:
-    """Returns the placing before any piece was seen: the lens prior, or else the middle of the
-    family, doubting it all."""
+    """Returns the placing before any piece was seen: the one told through the markers' lens,
+    the lens prior, or else the middle of the family, doubting it all."""
     if view.lens_known:
         return Placing(0.0, (0.0, 0.0), DOUBT[0])
+    placing = told(view, anchor)
+    if placing is not None:
+        return placing
     prior = lens_prior(view, anchor)
     if prior is not None:
         return Placing(prior[0], (0.0, 0.0), max(prior[1], DOUBT[0]))
@@ -95,9 +108,12 @@ def unknown(view: BoardView, anchor: CameraPlace) -> Placing:
 def fit(view: BoardView, anchor: CameraPlace, score: Callable[[CameraPlace], float]) -> Placing:
     """Returns the placing whose camera place scores best (score: log-likelihood of the rays):
     the best of the family, then the best centre around it; its doubt the spread of the tempered
-    scores along the family."""
+    scores along the family; the placing told through the markers' lens, when there is one."""
     if view.lens_known:
         return Placing(0.0, (0.0, 0.0), DOUBT[0])
+    placing = told(view, anchor)
+    if placing is not None:
+        return placing
     low, high = family_range(view, anchor)
     grid = np.linspace(low, high, FAMILY_SAMPLES)
     curve = np.array([score(family_place(view, anchor, float(g), (0.0, 0.0))) for g in grid])

@@ -40,7 +40,7 @@ from vision.observe.geometry import Geometry, variant_costs
 from vision.observe.synthesis import (Frame, Model, Placed, SynthMemory, Synthesis, memory_for, prototypes_of,
                                       Scorer, matte_costs)
 from vision.board import BoardView
-from vision.pose import CameraPlace, focal_spread, homography_focal, place_for_focal
+from vision.pose import CameraPlace, place_for_focal, told_focal
 
 Surfaces = tuple[IntArray, NDArray[np.bool_]]  # the surface each ray shows, whether every cast agrees
 MIN_SIDE_RAYS = 12  # sure rays on sides facing one way needed to learn their shade
@@ -50,7 +50,6 @@ MIN_SIDE_RAYS = 12  # sure rays on sides facing one way needed to learn their sh
 
 PLACE_STEPS = ((24.0, 48.0), (12.0, 24.0), (6.0, 12.0), (3.0, 6.0))  # (across, height) mm
 MOVES_PER_STEP = 4
-PINNED_SPREAD = 0.05  # log focal length: a homography this sure of it pins the camera place (pinned_place)
 PINNED_STEPS = 2  # ... which the pieces only nudge, with the finer PLACE_STEPS from this one on
 PLACE_GAIN = 10.0  # nats a place must explain better to be taken over the one at hand
 START_GAIN = 50.0  # ... and another start over the first (the grid's likeliest lens fit, or the place kept)
@@ -230,11 +229,9 @@ def camera_place(model: Model, frame: Frame, context: Mapping[str, str], memory:
 
 def pinned_place(view: BoardView) -> CameraPlace | None:
     """Returns the camera place the homography pins down on its own (a camera leaning far enough
-    off straight down tells its focal length, within PINNED_SPREAD), or None."""
-    focal = homography_focal(view) if not view.lens_known else None
-    if focal is None or focal_spread(view) > PINNED_SPREAD:
-        return None
-    return place_for_focal(view, focal)
+    off straight down tells its focal length: vision.pose.told_focal), or None."""
+    focal = told_focal(view) if not view.lens_known else None
+    return None if focal is None else place_for_focal(view, focal)
 
 
 def lens_fits(scene: Scene, registration: Registration, memory: ColourMemory) -> list[CameraPlace]:

@@ -10,9 +10,11 @@ import numpy as np
 from tests.vision.observe.stack_scenes import Camera
 from tests.vision.test_pose import view_of
 from vision.observe.block_block_place import (
-    DOUBT, LENS_DOUBT, Placing, fit, lens_prior, merged, nelder_mead, placed, unknown,
+    DOUBT, LENS_DOUBT, Placing, fit, lens_prior, merged, nelder_mead, placed, told, unknown,
 )
-from vision.pose import CameraPlace, focal_from_hfov, locate_camera
+from vision.board import BoardView, Calibration
+from vision.pose import CameraPlace, focal_from_hfov, focal_spread, locate_camera
+from vision.radial import Radial
 from vision.render.camera import CameraSpec
 
 LEANING = CameraSpec(height_mm=700, tilt_deg=14, azimuth_deg=20, roll_deg=-100, hfov_deg=54.0)
@@ -81,3 +83,32 @@ def test_a_camera_straight_down_has_no_lens_prior() -> None:
     view, _ = view_of(CameraSpec(height_mm=700, tilt_deg=0.0, hfov_deg=54.0), 0.2, 1)
     anchor = locate_camera(view)
     assert lens_prior(view, anchor) is None and unknown(view, anchor).doubt == DOUBT[1]
+
+
+def through_told_lens(view: BoardView) -> BoardView:
+    """Returns the view as a fix through a lens the markers told (no distortion, focal length unknown)."""
+    lens = Calibration.radial_only(Radial(0.0, 0.01), view.frame_size)
+    return BoardView(view.kit, view.mat, view.homography, view.frame_size, lens, view.used, view.observed)
+
+
+def test_through_the_markers_lens_a_leaning_camera_is_placed_by_its_homography_not_fitted() -> None:
+    view, camera = view_of(LEANING, 0.2, 1)
+    lensed = through_told_lens(view)
+    anchor = locate_camera(lensed, hfov_deg=66.0)
+
+    def score(place: CameraPlace) -> float:
+        raise AssertionError("no fit on pieces")
+
+    placing = fit(lensed, anchor, score)
+    assert placing == told(lensed, anchor) == unknown(lensed, anchor)
+    assert placing.doubt == max(focal_spread(lensed), DOUBT[0]) < 2 * LENS_DOUBT
+    assert math.isclose(math.exp(placing.focal) * anchor.focal_px, focal_from_hfov(640, 54.0), rel_tol=0.02)
+    assert np.abs(np.array(placed(lensed, anchor, placing).centre) - camera.centre).max() < 20.0  # type: ignore[attr-defined]
+    assert told(view, locate_camera(view)) is None  # no lens told: the fit on pieces places it
+
+
+def test_through_the_markers_lens_a_camera_straight_down_is_still_fitted() -> None:
+    view, _ = view_of(CameraSpec(height_mm=700, tilt_deg=0.0, hfov_deg=54.0), 0.2, 1)
+    lensed = through_told_lens(view)
+    assert told(lensed, locate_camera(lensed)) is None and unknown(lensed, locate_camera(lensed)).doubt == DOUBT[1]
+
