@@ -86,9 +86,10 @@ from vision.sight import move_touches, referee_reason, view_of
 MAX_STATES = 16
 MISSED = 6  # the nearest explanations of illegal readings kept to start a later reading from
 SETTLE_MARGINS = 2.0  # a later look answers a question left unanswered by this many margins
-FIRST_LOOK_DOUBT = 4.0  # nats: a second look may change a square the first read unchanged only
+FIRST_LOOK_DOUBT = 3.0  # nats: a second look may change a square the first read unchanged only
                         # if the first doubted that change by less (on 24 BLOCK.BLOCK second looks
-                        # the one right change there was doubted by 2.3, the one wrong by 4.3)
+                        # the one right change there was doubted by 2.3, the one wrong by 4.3; that
+                        # wrong one's first look, through the markers' lens, doubts it by 3.7)
 
 
 @dataclass(frozen=True, slots=True)

@@ -565,6 +565,12 @@ def test_a_second_look_may_not_change_a_square_the_first_look_read_unchanged_cle
     assert not Belief.start(game, game.initial_state()).fits_first_look(first, ["a1-b2"])
 
 
+def test_a_first_look_doubting_a_change_by_three_and_a_half_nats_rules_it_out() -> None:
+    game = Hops({"a1": 1}, points=4)  # BLOCK.BLOCK edge-high 541's hidden cube read under a trial at 3.7
+    first = first_look(game, {"a1": LEFT, "b2": {"clear-L": 0.97, ARRIVED: 0.03}})
+    assert not Belief.start(game, game.initial_state()).fits_first_look(first, ["a1-b2"])
+
+
 def test_a_square_the_first_look_read_changed_must_be_next_to_the_moves() -> None:
     game = Hops({"a1": 1}, points=4)
     belief = Belief.start(game, game.initial_state())
