@@ -50,7 +50,7 @@ MIN_SIDE_RAYS = 12  # sure rays on sides facing one way needed to learn their sh
 
 PLACE_STEPS = ((24.0, 48.0), (12.0, 24.0), (6.0, 12.0), (3.0, 6.0))  # (across, height) mm
 MOVES_PER_STEP = 4
-PINNED_STEPS = 2  # ... which the pieces only nudge, with the finer PLACE_STEPS from this one on
+PINNED_STEPS = 2  # the pieces only nudge a pinned place (pinned_place), with the finer PLACE_STEPS from this one on
 PLACE_GAIN = 10.0  # nats a place must explain better to be taken over the one at hand
 START_GAIN = 50.0  # ... and another start over the first (the grid's likeliest lens fit, or the place kept)
 
