@@ -241,17 +241,21 @@ class Belief:
     def _split_otherwise(self, verdict: Verdict, scorer: Scorer) -> Verdict:
         """Returns a catch-up's move verdict as a question when other moves, not the same ones
         in another order (the camera saw which change came first), lead to its view and to
-        another position: among its own entries, or found by a search of as many moves (up to
-        MAX_SEQUENCE) from the reported position. The catch-up starts from a few near
-        explanations only, and several moves may split the cells that changed otherwise
-        (BLOCK.BLOCK sweep 1111: a slab then an ell on it was caught up with as an ell then an
-        ess, the same columns but other blocks left: two false moves). Not for Blockade's
-        turns, whose look-alikes the belief keeps."""
+        another position: among its own entries, or, where it starts from changes read as
+        illegal, found by a search of as many moves (up to MAX_SEQUENCE) from the reported
+        position. Such a catch-up starts from a few near explanations only, and several moves
+        may split the cells that changed otherwise (BLOCK.BLOCK sweep 1111: a slab then an ell
+        on it was caught up with as an ell then an ess, the same columns but other blocks left:
+        two false moves). A question's candidates are all its look left possible, so a search
+        past them finds moves that look contradicted (sweep 805: an upright bar2 where the
+        look that asked saw the ell's third cube; asked about at every look after, 3 of 21 read).
+        Not for Blockade's turns, whose look-alikes the belief keeps."""
         if verdict.kind != "move" or self._reads_turns():
             return verdict
         first = verdict.entries[0].hypothesis
         length = len(first.moves)
-        rivals = tuple(entry for entry in (*verdict.entries[1:], *self._reaching(verdict, length, scorer))
+        reaching = self._reaching(verdict, length, scorer) if self.missed else []
+        rivals = tuple(entry for entry in (*verdict.entries[1:], *reaching)
                        if entry.hypothesis.state != first.state
                        and sorted(entry.hypothesis.moves) != sorted(first.moves))
         return Verdict("ambiguous", verdict.entries[:1] + rivals, verdict.margin) if rivals else verdict

@@ -485,6 +485,20 @@ def test_a_catch_up_whose_view_other_moves_reach_as_well_is_asked_about() -> Non
     assert after.asked == reading.candidates and after.state == state
 
 
+def test_a_question_is_caught_up_with_through_its_own_candidates_only() -> None:
+    # BLOCK.BLOCK sweep 805: white's ell on e3 and e4 was asked about as that or a bar2 lying on
+    # them; with brown's bar2 on e4 and e5 next, an upright bar2 on e3 then an ell on e4 and e5
+    # reach the same view, but the look that asked saw e4 filled: no such move was asked about.
+    game = get_game("block-block")
+    state = game.play_all([*BLOCK_BLOCK_OPENING, "bar3:c5.0d5.0e5.0"])
+    played = ("ell:e3.0e3.1e4.0", "bar2:e4.1e5.1")
+    other = ("bar2:e3.0e3.1", "ell:e4.0e4.1e5.1")
+    assert view_of(game, game.play_all(list(other), state)) == view_of(game, game.play_all(list(played), state))
+    belief = replace(Belief.start(game, state), asked=(played[:1], ("bar2:e3.0e4.0",)))
+    reading, after = belief.read(Observation.certain("block-block", view_of(game, game.play_all(list(played), state))))
+    assert reading.kind == "move" and reading.moves == played and after.asked == ()
+
+
 def cat_beside_a_misreading() -> tuple[Any, Any, Observation]:
     """Returns Tuned's game, a state, and an observation of a new cat on b2 beside c3 misread
     as a cat on a dog (no legal move makes that)."""
