@@ -375,11 +375,14 @@ class BoardTracker:
         without a calibration, the lens's distortion is the one the markers tell (if they do and
         the fix through it passes `lens_kept`)."""
         guess = prior.homography if prior is not None and prior.mat == mat else None
-        lens = self.calibration or self._lens_told(self.kit.marker_corners(mat), markers, size, guess)
+        if self.calibration is not None:
+            return self._fit_through(self.calibration, mat, markers, size, guess)
+        plain = self._fit_through(None, mat, markers, size, guess)
+        lens = self._lens_told(markers, plain)
+        if lens is None:
+            return plain
         view = self._fit_through(lens, mat, markers, size, guess)
-        if view is None or lens is self.calibration or self.lens_kept is None or self.lens_kept(view):
-            return view
-        return self._fit_through(None, mat, markers, size, guess)
+        return view if view is None or self.lens_kept is None or self.lens_kept(view) else plain
 
     def _fit_through(self, lens: Calibration | None, mat: Mat, markers: Markers, size: Size,
                      guess: FloatArray | None) -> BoardView | None:
@@ -394,15 +397,13 @@ class BoardTracker:
         mine = {key: value for key, value in markers.items() if key in board}
         return BoardView(self.kit, mat, fit.homography, size, lens, fit.used, mine)
 
-    def _lens_told(self, board: Markers, markers: Markers, size: Size,
-                   guess: FloatArray | None) -> Calibration | None:
-        """Returns the distortion the markers tell (vision.radial), if asked to and they tell it."""
-        if not self.estimate_lens:
+    def _lens_told(self, markers: Markers, plain: BoardView | None) -> Calibration | None:
+        """Returns the distortion the markers tell (vision.radial) about their fix as seen, if
+        asked to and they tell it."""
+        if not self.estimate_lens or plain is None:
             return None
-        fit = fit_homography(board, markers, guess)
-        if fit is None or fit.rms_px > self.tolerance_px:
-            return None
-        radial = estimate_radial(board, markers, fit.homography, size)
+        size = plain.frame_size
+        radial = estimate_radial(self.kit.marker_corners(plain.mat), markers, plain.homography, size)
         return None if radial is None else Calibration.radial_only(radial, size)
 
     def _acquire(self, image: Image, size: Size) -> BoardFix:
