@@ -8,7 +8,9 @@ moves as the longest common subsequence, so one missed move is counted once and 
 every later ply: `right` counts truth moves accepted in order, `false` counts accepted moves that
 line up with no truth move, `skipped` counts true moves the replay read past (a later true move
 was accepted while they never were, so the referee's position lacks them), `asked` counts
-confirmations asked (ambiguous readings) and `alerts` every other alert. One row per
+confirmations asked (ambiguous readings), `alerts` every other alert and `taken back` the moves
+a later look took back (a rewind: the move list is the moves up to a record's `ply` - 1, then its
+move, so a corrected move counts once, as the correction). One row per
 recording, then one per game with the totals.
 """
 
@@ -27,7 +29,8 @@ from pi.threads import limit_threads
 from vision.board import Calibration
 
 COLUMNS = (("right", "right", ".0f"), ("total", "total", ".0f"), ("false", "false", ".0f"),
-           ("skipped", "skipped", ".0f"), ("asked", "asked", ".0f"), ("alerts", "alerts", ".0f"))
+           ("skipped", "skipped", ".0f"), ("asked", "asked", ".0f"), ("alerts", "alerts", ".0f"),
+           ("taken back", "taken back", ".0f"))
 COUNTS = tuple(key for key, _, _ in COLUMNS)
 
 
@@ -40,14 +43,28 @@ def aligned(moves: list[str], truth: list[str]) -> tuple[int, int]:
     return right, (blocks[-1].a + blocks[-1].size - right if blocks else 0)
 
 
+def played(records: list[dict[str, Any]]) -> tuple[list[str], int]:
+    """Returns the moves the records leave played and how many were taken back: a move at `ply`
+    follows the moves up to `ply` - 1 (pi.pipeline: a rewind takes back the later ones and plays
+    corrections)."""
+    moves: list[str] = []
+    taken = 0
+    for record in records:
+        if "move" in record:
+            ply = int(record.get("ply", len(moves) + 1))
+            taken += max(len(moves) - (ply - 1), 0)
+            moves[ply - 1:] = [record["move"]]
+    return moves, taken
+
+
 def score(records: list[dict[str, Any]], truth: list[str]) -> dict[str, float]:
     """Returns the counts of one replay's records against the true moves."""
-    moves = [record["move"] for record in records if "move" in record]
+    moves, taken = played(records)
     right, skipped = aligned(moves, truth)
     alerts = [str(record["alert"]) for record in records if "alert" in record]
     asked = sum(1 for alert in alerts if alert.startswith("ambiguous"))
     return {"right": right, "total": len(truth), "false": len(moves) - right, "skipped": skipped,
-            "asked": asked, "alerts": len(alerts) - asked}
+            "asked": asked, "alerts": len(alerts) - asked, "taken back": taken}
 
 
 def measure(directory: Path, calibrated: bool = False) -> tuple[str, dict[str, float]]:
