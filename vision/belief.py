@@ -12,7 +12,14 @@ Where this happens in the five games:
   LOOK_ALIKE_ODDS times as likely, and reports that one; not while a question stands, where the
   position is stale and a guess on it compounds (a random look then read a stale move, and the
   rolls after it were taken into a game gone astray). (A move that changes no view at all is
-  not read: see vision/infer.py.)
+  not read: see vision/infer.py.) A Small put onto or taken off a pyramid of its colour may
+  not show clearly anywhere: when nothing clearly changed but the board leans toward such a
+  move by UNSEEN_LEAN nats, LOOK_ALIKE_ODDS times as likely as no move and every other leaning
+  move together, the belief reports it and keeps the position without it beside it, so a later
+  look that shows otherwise takes it back (sweeps 901 and 905: a Small moved so at the first
+  turn went unread, and a later move of it was read from the stack it had left: a false move
+  each; a still board with a weaker lean, or any while a question or an illegal change stands,
+  reads as no change, and one leaning by the margin toward a move that does show is asked about).
 - BLOCK.BLOCK: none. Labels carry the column height and the board is a height map with no
   holes (RULES.md house rule), so the grown columns give a placement's cells exactly, and the
   cells give the shape. Not so for several placements caught up with at once after a misreading:
@@ -56,11 +63,13 @@ that member's whole path since the anchor.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
 from rules.core import Game, IllegalMoveError, InvalidMoveError
 from vision.infer import (
+    LOOK_ALIKE_ODDS,
     MAX_SEQUENCE,
     UNCLEAR,
     Entry,
@@ -75,6 +84,7 @@ from vision.infer import (
     extensions,
     illegal_reading,
     judge,
+    leanings,
     move_reading,
     scorer_for,
     stale_misreads,
@@ -85,6 +95,7 @@ from vision.sight import move_touches, referee_reason, view_of
 
 MAX_STATES = 16
 MISSED = 6  # the nearest explanations of illegal readings kept to start a later reading from
+UNSEEN_LEAN = 1.0  # nats: a still board leaning this way toward a move the camera all but cannot see reads it
 SETTLE_MARGINS = 2.0  # a later look answers a question left unanswered by this many margins
 FIRST_LOOK_DOUBT = 3.0  # nats: a second look may change a square the first read unchanged only
                         # if the first doubted that change by less (on 24 BLOCK.BLOCK second looks
@@ -142,7 +153,7 @@ class Belief:
         none, illegal and ambiguous readings); `before` is the last observation accepted."""
         scorer = scorer_for(self.game, self.state, seen, self.settings, before, self._lasting(seen))
         if not scorer.changed:
-            return unchanged_reading(self.game, self.state, scorer, self.settings), self._unmissed()
+            return self._unchanged(scorer)
         entries = [Entry(index, hypothesis) for index, member in enumerate(self.members)
                    for hypothesis in explanations(self.game, member.state, scorer, self.settings)
                    if not self.kept or hypothesis.moves + self.kept in self.asked]
@@ -164,6 +175,36 @@ class Belief:
             asked = () if reading.rewind else self._keeping(reading.candidates)
             return reading, replace(self, asked=asked, kept=self.kept if asked else (), missed=(), disputed=None)
         return self._narrow(verdict, scorer)
+
+    def _unchanged(self, scorer: Scorer) -> tuple[Reading, Belief]:
+        """Returns the reading of a board where no cell clearly changed and the belief after it:
+        an unseen move the board leans toward (see _unseen) is reported, and the position
+        without it is kept beside it; else none, or a question about a faint change."""
+        unseen = self._unseen(scorer)
+        if unseen is None:
+            return unchanged_reading(self.game, self.state, scorer, self.settings), self._unmissed()
+        move, margin = unseen
+        member = Member(self.game.apply(self.state, move), self.reported + (move,))
+        belief = Belief(self.game, self.anchor, (member, *self.members), member.path, self.settings)
+        return move_reading((move,), scorer, Verdict("move", (), margin)), belief
+
+    def _unseen(self, scorer: Scorer) -> tuple[str, float] | None:
+        """Returns the move the camera all but cannot see (every change of it a pyramid onto or
+        off one of its colour: expect.faint_pair) that a board where nothing clearly changed
+        leans toward by UNSEEN_LEAN nats, LOOK_ALIKE_ODDS times as likely as no move and every
+        other leaning move together, and its margin over the likeliest of those; None when
+        there is none, while a question or an illegal change stands, or when the belief holds
+        as many positions as it may."""
+        if self.asked or self.missed or len(self.members) >= MAX_STATES:
+            return None
+        found = leanings(self.game, self.state, scorer, least=0.0)
+        if not found or not found[0][2] or found[0][0] < UNSEEN_LEAN:
+            return None
+        top, move, _ = found[0]
+        rivals = [0.0, *(score for score, _, _ in found[1:])]
+        if -math.log(sum(math.exp(score - top) for score in rivals)) < math.log(LOOK_ALIKE_ODDS):
+            return None
+        return move, top - max(rivals)
 
     def _barely_settles(self, verdict: Verdict) -> bool:
         """Tells whether a move reading answers the question left unanswered by less than
@@ -324,9 +365,10 @@ class Belief:
                    for index, member in enumerate(self.members) if index not in explained)
 
     def _successors(self, verdict: Verdict) -> list[tuple[tuple[str, ...], Member]]:
-        """Returns (old path, new member) for each distinct state the winning entries reach."""
+        """Returns (old path, new member) for each distinct state the winning entries reach,
+        by the reported member's path where it reaches one too (no needless rewind)."""
         kept: dict[Any, tuple[tuple[str, ...], Member]] = {}
-        for entry in verdict.entries:
+        for entry in sorted(verdict.entries, key=lambda entry: self.members[entry.member].path != self.reported):
             old = self.members[entry.member].path
             hypothesis = entry.hypothesis
             kept.setdefault(hypothesis.state,

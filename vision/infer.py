@@ -511,22 +511,31 @@ def reading_for(game: Game[Any, Any], state: Any, scorer: Scorer, verdict: Verdi
     return move_reading(verdict.entries[0].hypothesis.moves, scorer, verdict)
 
 
-def faint_moves(game: Game[Any, Any], state: Any, scorer: Scorer,
-                settings: Settings) -> tuple[tuple[str, ...], ...]:
-    """Returns the legal moves, best first, whose changed cells all lean their way without any
-    being contradicted and that together beat no change by the margin (for a still board where
-    no single cell clearly changed)."""
+def leanings(game: Game[Any, Any], state: Any, scorer: Scorer, least: float) -> tuple[tuple[float, str, bool], ...]:
+    """Returns (score, move, unseen) for the legal moves, best first, whose changed cells all lean
+    their way without any being contradicted and that together beat no change by at least
+    `least` nats (for a still board where no single cell clearly changed); `unseen` tells that
+    every change of the move is one the camera all but cannot see (expect.faint_pair)."""
     seen, current = scorer.seen.cells, scorer.current
     leaning = {square for square, label in current.items() if seen[square].label != label}
-    found: list[tuple[float, str]] = []
+    found: list[tuple[float, str, bool]] = []
     for move in game.legal_moves(state) if leaning else ():
         if leaning.isdisjoint(move_touches(game, move)):
             continue
         diff = scorer.diff(view_of(game, game.play(state, move)))
         score, misfit = scorer.judge(diff, strict=True)
-        if diff and not misfit and score >= settings.margin:
-            found.append((score, str(move)))
-    return tuple((move,) for _, move in sorted(found, key=lambda pair: -pair[0]))
+        if diff and not misfit and score >= least:
+            unseen = all(faint_pair(game.name, current[square], label) for square, label in diff)
+            found.append((score, str(move), unseen))
+    return tuple(sorted(found, key=lambda found: -found[0]))
+
+
+def faint_moves(game: Game[Any, Any], state: Any, scorer: Scorer,
+                settings: Settings) -> tuple[tuple[str, ...], ...]:
+    """Returns the legal moves, best first, whose changed cells all lean their way without any
+    being contradicted and that together beat no change by the margin (for a still board where
+    no single cell clearly changed)."""
+    return tuple((move,) for _, move, _ in leanings(game, state, scorer, settings.margin))
 
 
 def unchanged_reading(game: Game[Any, Any], state: Any, scorer: Scorer,

@@ -275,6 +275,58 @@ def test_unseen_towers_almost_as_likely_are_asked_about() -> None:
     assert belief.certain and belief.state == state
 
 
+def small_slipped_unseen(odds: float) -> tuple[Game[Any, Any], Any, Observation]:
+    """Returns Blockade after roll:b2g2 and a still look where nothing clearly changed but b5
+    leans `odds` to one toward having lost its blue Small and c5 toward holding two: b5-c5, a
+    Small onto one of its colour, which the camera all but cannot see."""
+    game = get_game("blockade")
+    state = game.play_all(["roll:b2g2"])
+    before, after = view_of(game, state), view_of(game, game.apply(state, "b5-c5"))
+    cells = {square: CellSeen.sure(label) for square, label in before.items()}
+    for square in ("b5", "c5"):
+        cells[square] = CellSeen.from_probs({after[square]: odds / (1 + odds), before[square]: 1 / (1 + odds)})
+    return game, state, Observation("blockade", cells)
+
+
+def test_a_small_slipped_unseen_onto_one_of_its_colour_is_read_and_no_move_kept_beside_it() -> None:
+    game, state, seen = small_slipped_unseen(odds=2.0)  # 0.7 nats a cell: under any cell's margin
+    reading, belief = Belief.start(game, state).read(seen)
+    assert (reading.kind, reading.moves, reading.rewind) == ("move", ("b5-c5",), 0)
+    assert belief.states == (game.apply(state, "b5-c5"), state)
+    assert belief.state == game.apply(state, "b5-c5")
+
+
+def test_a_fainter_lean_toward_an_unseen_small_reads_as_no_move() -> None:
+    game, state, seen = small_slipped_unseen(odds=1.5)  # 0.4 nats a cell: 0.8 in all
+    reading, belief = Belief.start(game, state).read(seen)
+    assert reading.kind == "none" and belief.certain and belief.state == state
+
+
+def test_while_a_question_stands_no_unseen_small_is_read() -> None:
+    game, state, seen = small_slipped_unseen(odds=2.0)
+    standing = replace(Belief.start(game, state), asked=(("b2-b3",), ("b2-c2",)))
+    reading, after = standing.read(seen)
+    assert reading.kind == "none" and after.certain
+
+
+def test_a_later_look_that_rules_out_the_unseen_small_takes_it_back() -> None:
+    game, state, seen = small_slipped_unseen(odds=2.0)
+    _, belief = Belief.start(game, state).read(seen)
+    later = seen_after(game, state, "c5-d4")  # c5 shows its Large bare: only one Small was there
+    reading, after = belief.read(later)
+    assert (reading.kind, reading.moves, reading.rewind) == ("move", ("c5-d4",), 1)
+    assert after.certain and after.state == game.apply(state, "c5-d4")
+
+
+def test_a_later_move_from_the_stack_the_small_joined_is_read_from_there() -> None:
+    game, state, seen = small_slipped_unseen(odds=2.0)
+    _, belief = Belief.start(game, state).read(seen)
+    truth = game.play_all(["b5-c5", "c5-d4"], state)
+    reading, after = belief.read(Observation.certain("blockade", view_of(game, truth)))
+    assert (reading.kind, reading.moves, reading.rewind) == ("move", ("c5-d4",), 0)
+    assert after.state == truth
+
+
 def test_seeded_blockade_games_keep_the_truth_in_the_belief() -> None:
     game, rng = get_game("blockade"), random.Random(12)
     truth = start = game.initial_state()
