@@ -34,7 +34,9 @@ Where this happens in the five games:
 When it asks (an `ambiguous` reading; the belief does not change until the players answer
 with `choose`, except that a question between different-looking moves keeps its candidates in
 `asked`: when the next change fits no single move, each candidate followed by one move is tried,
-so a question nobody answers costs no later move; a later look answers it with one of its own
+so a question nobody answers costs no later move (in Blockade, whose observer reads a square that
+did not change since the last frame as the position holds it, the squares the question's looks
+saw change are read for this as those looks read them: `_as_asked`); a later look answers it with one of its own
 candidates, or with one the question did not favour followed by a move, only by SETTLE_MARGINS
 margins, else the question is asked again; moves from events that come meanwhile, a done's
 `end` and a roll, are put after each candidate (`deferred`), so the turn goes on and the look
@@ -65,7 +67,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from rules.core import Game, IllegalMoveError, InvalidMoveError
 from vision.infer import (
@@ -90,12 +92,14 @@ from vision.infer import (
     stale_misreads,
     unchanged_reading,
 )
-from vision.observation import Observation, king_step
+from vision.observation import CellSeen, Observation, king_step
 from vision.sight import move_touches, referee_reason, view_of
 
 MAX_STATES = 16
 MISSED = 6  # the nearest explanations of illegal readings kept to start a later reading from
 UNSEEN_LEAN = 1.0  # nats: a still board leaning this way toward a move the camera all but cannot see reads it
+ECHOING = frozenset({"blockade"})  # games whose observer reads a square that did not change since
+                                   # the last frame read as the position holds it (its nesting evidence)
 SETTLE_MARGINS = 2.0  # a later look answers a question left unanswered by this many margins
 FIRST_LOOK_DOUBT = 3.0  # nats: a second look may change a square the first read unchanged only
                         # if the first doubted that change by less (on 24 BLOCK.BLOCK second looks
@@ -124,6 +128,7 @@ class Belief:
     missed: tuple[tuple[str, ...], ...] = ()  # the nearest explanations of changes read as illegal
     disputed: Observation | None = field(default=None, compare=False)  # the last change read as illegal
     kept: tuple[str, ...] = ()  # moves from events since the question was asked: each candidate holds them
+    asked_cells: Mapping[str, CellSeen] = field(default_factory=dict, compare=False)  # what the question's looks saw change
 
     @classmethod
     def start(cls, game: Game[Any, Any], state: Any, settings: Settings | None = None) -> Belief:
@@ -173,7 +178,9 @@ class Belief:
         if verdict.kind == "ambiguous":
             reading = self._ask(verdict, scorer, UNCLEAR, same_view=False)
             asked = () if reading.rewind else self._keeping(reading.candidates)
-            return reading, replace(self, asked=asked, kept=self.kept if asked else (), missed=(), disputed=None)
+            cells = {**(self.asked_cells if self.asked else {}), **{square: seen.cells[square] for square in scorer.changed}}
+            return reading, replace(self, asked=asked, kept=self.kept if asked else (), missed=(), disputed=None,
+                                    asked_cells=cells if asked else {})
         return self._narrow(verdict, scorer)
 
     def _unchanged(self, scorer: Scorer) -> tuple[Reading, Belief]:
@@ -269,9 +276,23 @@ class Belief:
         """Returns the verdict on the unanswered question's candidates and the nearest
         explanations of changes read as illegal since the last move, each followed by one move
         (a question when other moves lead to its view as well: see _split_otherwise)."""
+        scorer = self._as_asked(scorer)
         starts = tuple(dict.fromkeys(self.asked + self.missed))
         entries = self._from_reported(lambda state: extensions(self.game, state, scorer, starts))
         return self._split_otherwise(judge(entries, self.settings, look_alikes=False), scorer)
+
+    def _as_asked(self, scorer: Scorer) -> Scorer:
+        """Returns the scorer with the squares the question's looks saw change, which this look
+        does not, read as those looks read them, in a game whose observer reads a square that
+        did not change since the last frame as the position holds it (ECHOING): the position
+        lacks the question's moves, so later looks echo it there (Blockade sweep 1128: a Medium
+        gone from a5, asked to have gone to b1 or c1, read at every later look as still on a5,
+        so no catch-up fitted, and the game stalled after 37 of 113 moves)."""
+        echoed = {square: cell for square, cell in self.asked_cells.items() if square not in scorer.changed}
+        if not self.asked or not echoed or self.game.name not in ECHOING:
+            return scorer
+        seen = Observation(scorer.seen.game, {**scorer.seen.cells, **echoed}, scorer.seen.frame)
+        return Scorer(seen, scorer.current, self.settings, scorer.stale)
 
     def _from_reported(self, search: Callable[[Any], Iterable[Hypothesis]]) -> list[Entry]:
         """Returns the entries a search finds from the state of the member whose path was

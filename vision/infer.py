@@ -165,6 +165,7 @@ class Scorer:
                  stale: frozenset[str] = frozenset()) -> None:
         self.seen = seen
         self.current = current
+        self.stale = stale
         self._floor = settings.epsilon
         self._cell_margin = settings.cell_margin
         self._faint_limit = settings.faint_limit

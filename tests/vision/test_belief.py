@@ -327,6 +327,21 @@ def test_a_later_move_from_the_stack_the_small_joined_is_read_from_there() -> No
     assert after.state == truth
 
 
+def test_a_change_the_question_saw_stands_where_a_later_look_echoes_the_position() -> None:
+    game, state, seen = small_gone_to_one_of_two_towers(odds=1.5)  # b5's Small surely gone
+    reading, belief = Belief.start(game, state).read(seen)
+    assert reading.kind == "ambiguous" and set(reading.candidates) == {("b5-e1",), ("b5-d3",)}
+    belief = belief.deferred("end")
+    assert belief is not None
+    belief = belief.deferred("roll:r2y2")
+    assert belief is not None
+    cells = {**seen.cells, "b5": CellSeen.sure("blue-S/blue-L"),  # read as the position holds it
+             "a4": CellSeen.sure("red-L"), "c3": CellSeen.sure("red-S/clear-L")}  # then a4-c3
+    reading, _ = belief.read(Observation("blockade", cells))
+    assert reading.kind == "ambiguous"
+    assert ("b5-e1", "end", "roll:r2y2", "a4-c3") in reading.candidates
+
+
 def test_seeded_blockade_games_keep_the_truth_in_the_belief() -> None:
     game, rng = get_game("blockade"), random.Random(12)
     truth = start = game.initial_state()
