@@ -430,7 +430,7 @@ def test_a_later_look_that_barely_favours_a_candidate_asks_again() -> None:
     reading, after = belief.read(Observation("tuned", cells))
     assert Belief.start(game, state).read(Observation("tuned", cells))[0].kind == "move"
     assert reading.kind == "ambiguous" and reading.candidates == (("+cat@b2",), ("+dog@b2",))
-    assert after == belief
+    assert replace(after, leads=0) == belief and after.leads == 1  # one look in a row favoured the cat
 
 
 def tuned_after_question(b2: dict[str, float]) -> tuple[Belief, Observation]:
@@ -449,7 +449,7 @@ def test_the_next_move_does_not_barely_overturn_the_question_it_answers() -> Non
     belief, seen = tuned_after_question({"dog": 0.97, "cat": 0.03})  # 3.5 nats for the dog
     reading, after = belief.read(seen)
     assert reading.kind == "ambiguous" and reading.candidates == (("+cat@b2",), ("+dog@b2",))
-    assert after == belief
+    assert after == belief  # the look favoured the dog: no lead for the question's favourite
 
 
 def test_the_next_move_answers_the_question_with_its_favourite_by_a_margin() -> None:
@@ -474,7 +474,7 @@ def test_a_catch_up_through_the_unfavoured_candidate_must_also_settle_it_clearly
     later = Observation("tuned", {**seen.cells, "a3": CellSeen.sure("dog")})
     reading, after = belief.read(later)
     assert reading.kind == "ambiguous" and reading.candidates == (("+cat@b2",), ("+dog@b2",))
-    assert after == belief
+    assert after == belief  # the look favoured the dog: no lead for the question's favourite
 
 
 def test_a_later_look_that_clearly_shows_a_candidate_answers_the_question() -> None:
@@ -678,3 +678,55 @@ def test_a_run_of_moves_is_found_where_it_starts() -> None:
     assert run_start(("a1-b1", "end", "roll:r1y1", "c1-d1"), ("end", "roll:r1y1")) == 1
     assert run_start(("a1-b1", "roll:r1y1", "end"), ("end", "roll:r1y1")) is None
     assert run_start((), ("end",)) is None and run_start(("end",), ()) == 0
+
+
+def tuned_looks(b2: dict[str, float], *moves: str) -> Observation:
+    """Returns a look at Tuned after a donkey on a1 and then some moves, with b2 read by the
+    given probabilities (a cat or a dog put there)."""
+    game = get_game("tuned")
+    view = view_of(game, game.play_all(["+donkey@a1", *moves]))
+    cells = {square: CellSeen.sure(label) for square, label in view.items()}
+    cells["b2"] = CellSeen.from_probs(b2)
+    return Observation("tuned", cells)
+
+
+LATER = ("+donkey@c3", "+dog@a3", "+dog@c1")
+CAT_LEADS = {"cat": 0.8, "dog": 0.16}  # 1.6 nats: over LEAD, under the margin
+
+
+def asked_cat_or_dog() -> Belief:
+    """Returns the belief after a look that asked whether a cat or a dog went onto b2."""
+    game = get_game("tuned")
+    reading, belief = Belief.start(game, game.play_all(["+donkey@a1"])).read(
+        tuned_looks({"cat": 0.55, "dog": 0.4}, "+cat@b2"))
+    assert reading.kind == "ambiguous" and belief.asked == (("+cat@b2",), ("+dog@b2",))
+    return belief
+
+
+def test_a_question_whose_favourite_leads_three_later_looks_in_a_row_is_settled() -> None:
+    belief = asked_cat_or_dog()
+    kinds = []
+    for count in range(1, 4):
+        reading, belief = belief.read(tuned_looks(CAT_LEADS, "+cat@b2", *LATER[:count]))
+        kinds.append(reading.kind)
+    assert kinds == ["ambiguous", "ambiguous", "move"]
+    assert reading.moves == ("+cat@b2", *LATER) and belief.certain
+
+
+def test_a_look_favouring_the_other_candidate_starts_the_count_again() -> None:
+    belief = asked_cat_or_dog()
+    kinds = []
+    for count, b2 in enumerate((CAT_LEADS, {"cat": 0.16, "dog": 0.8}, CAT_LEADS), start=1):
+        reading, belief = belief.read(tuned_looks(b2, "+cat@b2", *LATER[:count]))
+        kinds.append(reading.kind)
+    assert kinds == ["ambiguous", "ambiguous", "ambiguous"] and belief.leads == 0  # the favourite changed twice
+
+
+def test_looks_that_each_barely_settle_the_question_its_way_settle_it_in_a_row() -> None:
+    belief = asked_cat_or_dog()
+    kinds = []
+    for _ in range(3):  # 3.5 nats each for the cat alone: under the two margins a question needs
+        reading, belief = belief.read(tuned_looks({"cat": 0.97, "dog": 0.03}, "+cat@b2"))
+        kinds.append(reading.kind)
+    assert kinds == ["ambiguous", "ambiguous", "move"]
+    assert reading.moves == ("+cat@b2",) and belief.certain
