@@ -34,16 +34,17 @@ Where this happens in the five games:
 When it asks (an `ambiguous` reading; the belief does not change until the players answer
 with `choose`, except that a question between different-looking moves keeps its candidates in
 `asked`: when the next change fits no single move, each candidate followed by one move is tried,
-so a question nobody answers costs no later move (in Blockade, whose observer reads a square that
-did not change since the last frame as the position holds it, the squares the question's looks
-saw change are read for this as those looks read them: `_as_asked`); a later look answers it with one of its own
-candidates, or with one the question did not favour followed by a move, only by SETTLE_MARGINS
-margins, or when SETTLE_LEADS later looks in a row each favoured the question's favourite by LEAD
-nats (one look's margin may tip between the candidates at random; a run of looks favouring the
-same one is taken as the board), else the question is asked again; moves from events that come meanwhile, a done's
-`end` and a roll, are put after each candidate (`deferred`), so the turn goes on and the look
-that settles the question plays them too; meanwhile a move from the reported position is read
-only as one of the candidates, since the game has gone on through those moves): when the change is
+so a question nobody answers costs no later move (in Blockade, whose observer reads a square
+that did not change since the last frame as the position holds it, the squares the question's
+looks saw change are read for this as those looks read them: `_as_asked`); a later look answers
+it with one of its own candidates, or with one the question did not favour followed by a move,
+only by SETTLE_MARGINS margins, or when SETTLE_LEADS later looks in a row each favoured the
+question's favourite by LEAD nats (one look's margin may tip between the candidates at random; a
+run of looks favouring the same one is taken as the board), else the question is asked again;
+moves from events that come meanwhile, a done's `end` and a roll, are put after each candidate
+(`deferred`), so the turn goes on and the look that settles the question plays them too;
+meanwhile a move from the reported position is read only as one of the candidates, since the
+game has gone on through those moves): when the change is
 explained in some members and, in another member, every way to make it is illegal (the next
 move's legality differs and the camera cannot settle it); when the winning explanations look
 different but are within the margin (as read_change asks); and when keeping every look-alike
@@ -99,7 +100,7 @@ from vision.sight import move_touches, referee_reason, view_of
 
 MAX_STATES = 16
 MISSED = 6  # the nearest explanations of illegal readings kept to start a later reading from
-UNSEEN_LEAN = 1.0  # nats: a still board leaning this way toward a move the camera all but cannot see reads it
+UNSEEN_LEAN = 1.0  # nats: a still board leaning so toward a move the camera all but cannot see reads it
 ECHOING = frozenset({"blockade"})  # games whose observer reads a square that did not change since
                                    # the last frame read as the position holds it (its nesting evidence)
 SETTLE_LEADS = 3  # later looks in a row that favour a question's favourite by LEAD nats settle it
@@ -133,7 +134,7 @@ class Belief:
     disputed: Observation | None = field(default=None, compare=False)  # the last change read as illegal
     kept: tuple[str, ...] = ()  # moves from events since the question was asked: each candidate holds them
     leads: int = 0  # looks in a row since the question that favoured its favourite (see _leads)
-    asked_cells: Mapping[str, CellSeen] = field(default_factory=dict, compare=False)  # what the question's looks saw change
+    asked_cells: Mapping[str, CellSeen] = field(default_factory=dict, compare=False)  # what its looks saw change
 
     @classmethod
     def start(cls, game: Game[Any, Any], state: Any, settings: Settings | None = None) -> Belief:
@@ -159,8 +160,9 @@ class Belief:
     # -- observations ------------------------------------------------------------------------
 
     def read(self, seen: Observation, before: Observation | None = None) -> tuple[Reading, Belief]:
-        """Returns the reading of an observation and the belief after it (the same belief for
-        none, illegal and ambiguous readings); `before` is the last observation accepted."""
+        """Returns the reading of an observation and the belief after it (for none, illegal and
+        ambiguous readings the same states, with what the look leaves to remember); `before` is
+        the last observation accepted."""
         scorer = scorer_for(self.game, self.state, seen, self.settings, before, self._lasting(seen))
         if not scorer.changed:
             return self._unchanged(scorer)
@@ -187,9 +189,9 @@ class Belief:
         if verdict.kind == "ambiguous":
             reading = self._ask(verdict, scorer, UNCLEAR, same_view=False)
             asked = () if reading.rewind else self._keeping(reading.candidates)
-            cells = {**(self.asked_cells if self.asked else {}), **{square: seen.cells[square] for square in scorer.changed}}
             return reading, replace(self, asked=asked, kept=self.kept if asked else (), missed=(), disputed=None,
-                                    asked_cells=cells if asked else {}, leads=leads if asked else 0)
+                                    asked_cells=self._seen_changing(scorer) if asked else {},
+                                    leads=leads if asked else 0)
         return self._narrow(verdict, scorer)
 
     def _unchanged(self, scorer: Scorer) -> tuple[Reading, Belief]:
@@ -297,6 +299,11 @@ class Belief:
         starts = tuple(dict.fromkeys(self.asked + self.missed))
         entries = self._from_reported(lambda state: extensions(self.game, state, scorer, starts))
         return self._split_otherwise(judge(entries, self.settings, look_alikes=False), scorer)
+
+    def _seen_changing(self, scorer: Scorer) -> dict[str, CellSeen]:
+        """Returns the cells the looks of the question standing saw change, this look's added."""
+        earlier = self.asked_cells if self.asked else {}
+        return {**earlier, **{square: scorer.seen.cells[square] for square in scorer.changed}}
 
     def _as_asked(self, scorer: Scorer) -> Scorer:
         """Returns the scorer with the squares the question's looks saw change, which this look
