@@ -95,6 +95,7 @@ from vision.infer import (
     stale_misreads,
     unchanged_reading,
 )
+from vision.expect import has_faint_pairs
 from vision.observation import CellSeen, Observation, king_step
 from vision.sight import move_touches, referee_reason, view_of
 
@@ -213,7 +214,7 @@ class Belief:
         other leaning move together, and its margin over the likeliest of those; None when
         there is none, while a question or an illegal change stands, or when the belief holds
         as many positions as it may."""
-        if self.asked or self.missed or len(self.members) >= MAX_STATES:
+        if self.asked or self.missed or len(self.members) >= MAX_STATES or not has_faint_pairs(self.game.name):
             return None
         found = leanings(self.game, self.state, scorer, least=0.0)
         if not found or not found[0][2] or found[0][0] < UNSEEN_LEAN:

@@ -182,13 +182,18 @@ def seen_part(game: str, label: str) -> str:
     return label.removesuffix("-upright").removesuffix("-lying")
 
 
+def has_faint_pairs(game: str) -> bool:
+    """Tells whether a game has changes the camera all but cannot see (faint_pair): Blockade."""
+    return game == "blockade"
+
+
 def faint_pair(game: str, label: str, after: str) -> bool:
     """Tells whether a cell's label turns into another only by losing its top pyramid, nested in
     one of its colour (Blockade: `red-S/red-L` to `red-L`, `red-S/red-S/red-L` to `red-S/red-L`),
     or by gaining one of the top's colour, of its size or a Small (`red-S/red-L` to
     `red-S/red-S/red-L`, `red-M/red-L` to `red-S/red-M/red-L`): from above the piece hid inside
     the one below, so the camera all but cannot see it go or come."""
-    if game != "blockade":
+    if not has_faint_pairs(game):
         return False
     before, now = _layers(label), _layers(after)
     if before and len(now) == len(before) + 1 and now[1:] == before:

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 from rules import get_game
-from vision.expect import ViewError, expected_view, faint_pair, seen_part, suggested_moves, visible, visible_rows
+from vision.expect import (
+    ViewError, expected_view, faint_pair, has_faint_pairs, seen_part, suggested_moves, visible, visible_rows,
+)
 from vision.observation import grid_squares, is_label
 
 Piece = dict[str, Any]
@@ -303,6 +305,8 @@ def test_a_faint_change_is_a_pyramid_leaving_or_joining_one_of_its_colour(label:
 
 def test_only_blockade_has_faint_changes() -> None:
     assert not faint_pair("tuned", "dog/donkey", "donkey")
+    assert [game for game in ("block-arena", "block-block", "blockade", "tuned", "block-pt")
+            if has_faint_pairs(game)] == ["blockade"]
 
 
 def test_a_block_carrying_a_meeple_is_seen_without_its_orientation() -> None:
