@@ -87,15 +87,14 @@ from vision.infer import (
     distinct_moves,
     explanations,
     extensions,
+    faint_reading,
     illegal_reading,
     judge,
     leanings,
     move_reading,
     scorer_for,
     stale_misreads,
-    unchanged_reading,
 )
-from vision.expect import has_faint_pairs
 from vision.observation import CellSeen, Observation, king_step
 from vision.sight import move_touches, referee_reason, view_of
 
@@ -199,24 +198,24 @@ class Belief:
         """Returns the reading of a board where no cell clearly changed and the belief after it:
         an unseen move the board leans toward (see _unseen) is reported, and the position
         without it is kept beside it; else none, or a question about a faint change."""
-        unseen = self._unseen(scorer)
+        found = leanings(self.game, self.state, scorer, least=0.0)
+        unseen = self._unseen(found)
         if unseen is None:
-            return unchanged_reading(self.game, self.state, scorer, self.settings), self._unmissed()
+            return faint_reading(found, scorer, self.settings), self._unmissed()
         move, margin = unseen
         member = Member(self.game.apply(self.state, move), self.reported + (move,))
         belief = Belief(self.game, self.anchor, (member, *self.members), member.path, self.settings)
         return move_reading((move,), scorer, Verdict("move", (), margin)), belief
 
-    def _unseen(self, scorer: Scorer) -> tuple[str, float] | None:
+    def _unseen(self, found: Sequence[tuple[float, str, bool]]) -> tuple[str, float] | None:
         """Returns the move the camera all but cannot see (every change of it a pyramid onto or
         off one of its colour: expect.faint_pair) that a board where nothing clearly changed
-        leans toward by UNSEEN_LEAN nats, LOOK_ALIKE_ODDS times as likely as no move and every
+        leans toward (found: its leanings) by UNSEEN_LEAN nats, LOOK_ALIKE_ODDS times as likely as no move and every
         other leaning move together, and its margin over the likeliest of those; None when
         there is none, while a question or an illegal change stands, or when the belief holds
         as many positions as it may."""
-        if self.asked or self.missed or len(self.members) >= MAX_STATES or not has_faint_pairs(self.game.name):
+        if self.asked or self.missed or len(self.members) >= MAX_STATES:
             return None
-        found = leanings(self.game, self.state, scorer, least=0.0)
         if not found or not found[0][2] or found[0][0] < UNSEEN_LEAN:
             return None
         top, move, _ = found[0]

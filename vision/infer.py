@@ -531,22 +531,20 @@ def leanings(game: Game[Any, Any], state: Any, scorer: Scorer, least: float) -> 
     return tuple(sorted(found, key=lambda found: -found[0]))
 
 
-def faint_moves(game: Game[Any, Any], state: Any, scorer: Scorer,
-                settings: Settings) -> tuple[tuple[str, ...], ...]:
-    """Returns the legal moves, best first, whose changed cells all lean their way without any
-    being contradicted and that together beat no change by the margin (for a still board where
-    no single cell clearly changed)."""
-    return tuple((move,) for _, move, _ in leanings(game, state, scorer, settings.margin))
+def faint_reading(found: Sequence[tuple[float, str, bool]], scorer: Scorer, settings: Settings) -> Reading:
+    """Returns the reading of a board where no cell clearly changed, given the moves it leans
+    toward (leanings): none, or an ask about those that beat no change by the margin."""
+    candidates = tuple((move,) for score, move, _ in found if score >= settings.margin)
+    if not candidates:
+        return Reading("none", frame=scorer.seen.frame)
+    return Reading("ambiguous", candidates=candidates, reason=FAINT, frame=scorer.seen.frame)
 
 
 def unchanged_reading(game: Game[Any, Any], state: Any, scorer: Scorer,
                       settings: Settings) -> Reading:
     """Returns the reading of a board where no cell clearly changed: none, or an ask when a
     legal move's faint change fits."""
-    candidates = faint_moves(game, state, scorer, settings)
-    if not candidates:
-        return Reading("none", frame=scorer.seen.frame)
-    return Reading("ambiguous", candidates=candidates, reason=FAINT, frame=scorer.seen.frame)
+    return faint_reading(leanings(game, state, scorer, settings.margin), scorer, settings)
 
 
 def read_change(game: Game[Any, Any], state: Any, seen: Observation,
