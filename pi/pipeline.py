@@ -38,7 +38,7 @@ from vision.kit import Kit
 from vision.lifted import LiftWatch
 from vision.observation import Observation
 from vision.observe.context import ObserveError, Scene, prepare
-from vision.pose import CameraPlace, PoseError, focal_told, locate_camera
+from vision.pose import CameraPlace, PoseError, lens_pinned, locate_camera
 from vision.sight import view_of
 
 GATE_PX_PER_MM = 0.4  # with the 140 mm margin, about as many pixels as 0.5 gave with 80 mm
@@ -98,9 +98,9 @@ def lens_from_markers_for(game: str) -> bool:
 
 
 def lens_needs_focal_for(game: str) -> bool:
-    """Tells whether a game's board fix keeps the distortion the markers tell only where the
-    homography through it tells the focal length too (vision.pose.focal_told; its observer
-    module's LENS_NEEDS_FOCAL, False unless it says so)."""
+    """Tells whether a game's board fix keeps the distortion the markers tell only where they pin
+    it down or the homography through it tells the focal length too (vision.pose.lens_pinned; its
+    observer module's LENS_NEEDS_FOCAL, False unless it says so)."""
     return bool(getattr(observer_module(game), "LENS_NEEDS_FOCAL", False))
 
 
@@ -109,7 +109,7 @@ def tracker_for(kit: Kit, game: str, variant: str | None, calibration: Calibrati
     where the game's observer takes it (lens_from_markers_for, lens_needs_focal_for) and no
     calibration is given."""
     return BoardTracker(kit, kit.mat(game, variant), calibration, estimate_lens=lens_from_markers_for(game),
-                        lens_kept=focal_told if lens_needs_focal_for(game) else None)
+                        lens_kept=lens_pinned if lens_needs_focal_for(game) else None)
 
 
 def anticipator_for(game: str) -> Anticipator | None:

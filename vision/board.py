@@ -39,14 +39,16 @@ class VisionError(ValueError):
 
 
 class Calibration:
-    """A camera's intrinsics and distortion, scaled to each frame size, with cached maps."""
+    """A camera's intrinsics and distortion, scaled to each frame size, with cached maps (doubt:
+    how far off the distortion's strength may be; 0 for a calibration, the fit's for the markers')."""
 
     def __init__(self, camera_matrix: Any, dist_coeffs: Any, image_size: Any = None,
-                 source: str = "calibration", focal_known: bool = True) -> None:
+                 source: str = "calibration", focal_known: bool = True, doubt: float = 0.0) -> None:
         self.camera_matrix = _camera_matrix(camera_matrix, source)
         self.dist_coeffs = _dist_coeffs(dist_coeffs, source)
         self.image_size = None if image_size is None else _size(image_size, source)
         self.focal_known = focal_known
+        self.doubt = doubt
         self._maps: dict[Size, tuple[Image, Image]] = {}
 
     @classmethod
@@ -56,7 +58,7 @@ class Calibration:
         width, height = size
         matrix = [[float(width), 0.0, (width - 1) / 2], [0.0, float(width), (height - 1) / 2], [0.0, 0.0, 1.0]]
         return cls(matrix, [radial.strength, 0.0, 0.0, 0.0, 0.0], [width, height],
-                   "the lens the markers tell", focal_known=False)
+                   "the lens the markers tell", focal_known=False, doubt=radial.doubt)
 
     @classmethod
     def load(cls, path: str | Path) -> Calibration:

@@ -26,7 +26,7 @@ from vision.expect import expected_view
 from vision.kit import kit_named
 from vision.observation import CellSeen, Observation
 from vision.observe.context import Scene
-from vision.pose import focal_told
+from vision.pose import lens_pinned
 from vision.render.record import record_game
 
 MOVES = ["e9-e8", "e1-e2", "+e5", "e2-d2"]
@@ -118,9 +118,9 @@ def test_the_lens_calibration_reaches_the_board_tracker(recording: Path, tmp_pat
     assert session.moves == MOVES and not [r for r in records if "alert" in r]
 
 
-def test_block_block_keeps_the_markers_lens_only_where_the_homography_tells_the_focal_length() -> None:
+def test_block_block_keeps_the_markers_lens_only_where_it_is_pinned_down() -> None:
     tracker = tracker_for(kit_named(), "block-block", None)
-    assert tracker.estimate_lens and tracker.lens_kept is focal_told
+    assert tracker.estimate_lens and tracker.lens_kept is lens_pinned
     assert tracker_for(kit_named(), "block-pt", None).lens_kept is None
     assert tracker_for(kit_named(), "block-block", None, Calibration([[500, 0, 320], [0, 500, 240], [0, 0, 1]],
                                                                       [0, 0, 0, 0])).calibration is not None

@@ -13,7 +13,7 @@ import pytest
 from tests.vision import synth
 from vision.board import BoardState, BoardTracker, Calibration, VisionError
 from vision.kit import Kit, Mat, kit_named
-from vision.pose import focal_told
+from vision.pose import focal_told, lens_pinned
 
 KIT = kit_named()
 SIZES = [(640, 480), (1280, 960)]
@@ -107,6 +107,18 @@ def test_the_markers_lens_is_kept_only_where_the_fix_through_it_passes_the_track
     assert (view.calibration is not None) is kept and not view.lens_known
     if not kept:  # the fix made as though no lens were told
         assert np.allclose(view.homography, plain.homography)
+
+
+@pytest.mark.parametrize("height, size, kept", [(450, (1280, 960), True), (900, (640, 480), False)])
+def test_a_lens_the_markers_pin_down_is_kept_straight_down_where_the_focal_length_is_not_told(
+        height: float, size: tuple[int, int], kept: bool) -> None:
+    mat = KIT.mat("block-block")  # a mat filling the frame pins the strength; a small one does not
+    camera = synth.look_down(height, 0.0, 40, 10, (90, 90), 65, size, k1=-0.25)
+    view = BoardTracker(KIT, mat, lens_kept=lens_pinned).update(frame_of(camera, mat, 2)).view
+    assert view is not None and (view.calibration is not None) is kept and not focal_told(view)
+    if kept:
+        assert view.calibration is not None and view.calibration.doubt < 0.03
+        assert view.calibration.dist_coeffs[0] == pytest.approx(-0.25 * (size[0] / camera.K[0, 0]) ** 2, abs=0.03)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 8])

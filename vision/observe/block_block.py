@@ -50,10 +50,11 @@ SECOND_LOOK_ASKS = False  # not a question: it is about heights the camera canno
 # look under a candidate leans to it (on 73 recordings it read 8 more false moves)
 LENS_FROM_MARKERS = True  # without a calibration the board fix corrects the distortion the markers tell ...
 LENS_NEEDS_FOCAL = True  # ... only where the homography through it tells the focal length too
-# (vision.pose.focal_told), which then places the camera (block_block_place.told); a camera nearer
-# straight down leaves it uncorrected. Taken everywhere, the place fitted along the focal family on a
-# fix through the markers' lens went far too low (the committed realistic fixtures read 9 and 1 moves
-# of 21, against 21 and 21)
+# (vision.pose.focal_told), which then places the camera (block_block_place.told), or where the
+# markers pin the distortion down (vision.pose.lens_pinned: a camera straight above a mat filling
+# much of the frame; uncorrected, sweep 1146's strong barrel read a bar2 as an ell). Taken
+# everywhere, the place fitted along the focal family on a fix through the markers' lens went far
+# too low (the committed realistic fixtures read 9 and 1 moves of 21, against 21 and 21)
 LEVELS_AHEAD = 4  # a bar4 stood upright adds four cubes to one column
 HALF_SIDE_MM, JOIN_MM = 12.75, 0.5  # half a footprint; cubes of one block join over the 1 mm gap
 PRINT_TOLERANCE_MM = 1.0  # how far off a ray may meet the printed mat (markers count within it)
