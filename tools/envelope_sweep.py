@@ -2,7 +2,7 @@
 
 Run from the repository root:
     .venv/bin/python -m tools.envelope_sweep OUT --seeds 201 204 [--games blockade,tuned] [--fps 30]
-        [--wall-mm 3] [--cube-mm 26]
+        [--wall-mm 3] [--cube-mm 26] [--touches 0.3]
 then read them with `.venv/bin/python -m bench.accuracy_bench OUT/*`. Each seed gives one
 recording per game (folder GAME[-VARIANT]-envSEED, with look.json naming its camera and light): a
 whole game played by tools/policy.py, filmed by a camera drawn anywhere in the envelope (height,
@@ -16,6 +16,8 @@ to the set, and a thicker wall stacks them taller. `--cube-mm` draws BLOCK.BLOCK
 size (KIT.md: 25 to 26 mm; the default the kit's 25). Either films the game with a kit of its own,
 written into the recording (kit.toml, named by game.json), so the replay reads it with that kit;
 `--told-kit default` names the bundled kit instead (a set the appliance was not told of).
+`--touches 0.3` has the mover, before about that share of moves, lift the top piece of a stack
+and set it back unmoved (truth.json lists each touch's first frame): no move may be read there.
 Recordings already there are kept.
 """
 
@@ -118,14 +120,16 @@ def set_kit(wall_mm: float | None = None, cube_mm: float | None = None) -> Kit:
 
 
 def write_one(out: Path, game: str, variant: str | None, seed: int, timing: Timing = TIMING,
-              kit: Kit | None = None, told_kit: str | None = None) -> dict[str, object]:
+              kit: Kit | None = None, told_kit: str | None = None, touches: float = 0.0) -> dict[str, object]:
     """Writes one whole game under a random look, filmed with a kit (default the bundled one),
-    into out and returns its summary; told_kit: the bundled kit game.json names instead."""
+    into out and returns its summary; told_kit: the bundled kit game.json names instead;
+    touches: the share of moves before which a piece is lifted and set back unmoved."""
     kit = kit or kit_named()
     renderer, camera, light = seeing_renderer(game, variant, seed, kit)
     script = script_for(game, variant, whole_game(get_game(game, variant), seed))
     target = out / name_of(game, variant, seed)
-    summary = write_recording(target, script, renderer, seed=seed, timing=timing, told_kit=told_kit)
+    summary = write_recording(target, script, renderer, seed=seed, timing=timing, told_kit=told_kit,
+                              touches=touches)
     look = {"camera": asdict(camera), "light": asdict(light), "wall_mm": kit.pyramid_wall_mm,
             "cube_mm": kit.pieces["block-block"]["cube"].size_mm[0]}
     (target / "look.json").write_text(json.dumps(look, indent=1), encoding="utf-8")
@@ -145,6 +149,8 @@ def main() -> None:
                         help="the BLOCK.BLOCK unit cube's side (KIT.md: 25 to 26 mm; default the kit's 25)")
     parser.add_argument("--told-kit", default=None,
                         help="name this bundled kit in game.json rather than the kit filmed")
+    parser.add_argument("--touches", type=float, default=0.0,
+                        help="the share of moves before which the mover lifts a piece and sets it back unmoved")
     args = parser.parse_args()
     kit = set_kit(args.wall_mm, args.cube_mm)
     wanted = set(filter(None, args.games.split(",")))
@@ -152,7 +158,7 @@ def main() -> None:
         for game, variant in GAMES:
             if (wanted and game not in wanted) or (args.out / name_of(game, variant, seed)).exists():
                 continue
-            summary = write_one(args.out, game, variant, seed, timing_at(args.fps), kit, args.told_kit)
+            summary = write_one(args.out, game, variant, seed, timing_at(args.fps), kit, args.told_kit, args.touches)
             print(name_of(game, variant, seed), summary["frames"], "frames", summary["moves"], "moves", flush=True)
 
 

@@ -16,7 +16,7 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -109,6 +109,7 @@ class Plan:
     shots: list[Shot]
     events: list[dict[str, Any]]
     labels: list[dict[str, Any]]
+    touches: list[int] = field(default_factory=list)  # the first frame of each touch (Planner)
 
 
 def preset(name: str) -> tuple[CameraSpec, LightSpec]:
@@ -190,13 +191,17 @@ def _grip(solids: list[Solid]) -> np.ndarray:
 
 
 class Planner:
-    """Turns a script into shots, events and labels for one renderer and timing, from a seed."""
+    """Turns a script into shots, events and labels for one renderer and timing, from a seed
+    (touches: the share of moves before which the mover lifts a piece and sets it back unmoved)."""
 
-    def __init__(self, renderer: Renderer, timing: Timing, seed: int) -> None:
+    def __init__(self, renderer: Renderer, timing: Timing, seed: int, touches: float = 0.0) -> None:
+        check_number(touches, 0.0, 1.0, "touches")
         self.renderer = renderer
         self.timing = timing.checked()
         self.rng = np.random.default_rng([seed, 2])
         self.looks: dict[int, Look] = {player: pick_look(self.rng) for player in (1, 2)}
+        self.touches = touches
+        self.touch_rng = np.random.default_rng([seed, 3])  # its own, so touches leave the rest as it was
         self.plan = Plan([], [], [])
 
     def run(self, script: Script) -> Plan:
@@ -214,6 +219,8 @@ class Planner:
     def _move(self, move: str, ply: int, before: Any, after: Any, mover: int) -> None:
         """Adds one move: stills, the hand's trip or an event, stills again; and its labels."""
         self._hold(before, self.timing.still)
+        if self.touches and self.touch_rng.random() < self.touches:
+            self._touch(before, mover)
         start = len(self.plan.shots) + 1
         lifted, placed = changes(before, after)
         if lifted or placed:
@@ -225,6 +232,18 @@ class Planner:
         settled = len(self.plan.shots) + 1
         self._hold(after, self.timing.still)
         self.plan.labels.append({"move": move, "ply": ply, "start": start, "change": change, "settled": settled})
+
+    def _touch(self, position: Any, mover: int) -> None:
+        """Adds a hand lifting one piece on top of a stack and setting it back, then stills."""
+        cells = position["cells"]
+        squares = sorted(square for square, stack in cells.items() if stack)
+        if not squares:
+            return
+        square = squares[int(self.touch_rng.integers(len(squares)))]
+        key = {(square, len(cells[square]) - 1)}
+        self.plan.touches.append(len(self.plan.shots) + 1)
+        self._trip(position, position, key, key, mover)
+        self._hold(position, self.timing.still)
 
     def _event(self, move: str, frame: int) -> None:
         """Adds the event that tells the pipeline about a move the camera cannot see."""
@@ -306,11 +325,13 @@ def _kit_entry(folder: Path, kit: Kit) -> str:
 
 
 def write_recording(out_dir: str | Path, script: Script, renderer: Renderer, *, seed: int = 0,
-                    timing: Timing = Timing(), events: bool = True, told_kit: str | None = None) -> dict[str, Any]:
+                    timing: Timing = Timing(), events: bool = True, told_kit: str | None = None,
+                    touches: float = 0.0) -> dict[str, Any]:
     """Films a script into a new recorded-game directory; returns a summary. Writes nothing on
-    failure. told_kit: the bundled kit game.json names instead of the kit filmed."""
+    failure. told_kit: the bundled kit game.json names instead of the kit filmed; touches: the
+    share of moves before which a piece is lifted and set back unmoved (Planner)."""
     path = _target(out_dir)
-    plan = Planner(renderer, timing, seed).run(script)
+    plan = Planner(renderer, timing, seed, touches).run(script)
     work = Path(tempfile.mkdtemp(prefix=f".{path.name}-", dir=path.parent))
     try:
         _write_frames(work, renderer, plan.shots, timing.fps)
@@ -321,7 +342,7 @@ def write_recording(out_dir: str | Path, script: Script, renderer: Renderer, *, 
             (work / "events.jsonl").write_text(lines, encoding="utf-8")
         _write_json(work / "truth.json", {"moves": list(script.moves), "outcome": script.outcome,
                                           "labels": plan.labels, "camera": renderer.camera.calibration(),
-                                          "seed": seed})
+                                          "seed": seed, **({"touches": plan.touches} if plan.touches else {})})
         if path.exists():
             path.rmdir()
         os.rename(work, path)
@@ -334,7 +355,7 @@ def write_recording(out_dir: str | Path, script: Script, renderer: Renderer, *, 
 def record_game(game: str, variant: str | None, moves: Sequence[str] | str, out_dir: str | Path, *,
                 camera: CameraSpec | str = "neutral", light: LightSpec | str | None = None, seed: int = 0,
                 events: bool = True, kit: str = "default", size: tuple[int, int] | None = None,
-                timing: Timing = Timing()) -> dict[str, Any]:
+                timing: Timing = Timing(), touches: float = 0.0) -> dict[str, Any]:
     """Writes a recorded-game directory of moves (a list or one space-separated text); returns a summary."""
     # camera and light are specs or preset names (light defaults to the camera preset's light,
     # or the neutral one); size, if given, replaces the camera's frame size; events=False leaves
@@ -347,7 +368,7 @@ def record_game(game: str, variant: str | None, moves: Sequence[str] | str, out_
     _target(out_dir)
     script = script_for(game, variant, moves.split() if isinstance(moves, str) else list(moves))
     renderer = Renderer(script.game, script.variant, camera_spec, light_spec, seed=seed, kit=kit)
-    return write_recording(out_dir, script, renderer, seed=seed, timing=timing, events=events)
+    return write_recording(out_dir, script, renderer, seed=seed, timing=timing, events=events, touches=touches)
 
 
 def _specs(camera: CameraSpec | str, light: LightSpec | str | None) -> tuple[CameraSpec, LightSpec]:

@@ -161,3 +161,32 @@ def test_the_command_line_writes_a_game_and_refuses_bad_input(tmp_path: Path, ca
     error = capsys.readouterr().err.strip()
     assert "+cat@z9" in error and "\n" not in error
     assert not (tmp_path / "bad").exists()
+
+
+def test_a_touch_lifts_a_piece_and_sets_it_back_before_the_move(tmp_path: Path) -> None:
+    moves = ["+donkey@b2", "+cat@c3", "+dog@a1"]
+    script = script_for("tuned", None, moves)
+    renderer = Renderer("tuned", None, CameraSpec(), LightSpec(), seed=1)
+    plain = Planner(renderer, QUICK, seed=1).run(script)
+    plan = Planner(renderer, QUICK, seed=1, touches=1.0).run(script)
+    assert len(plan.touches) == 2  # none before the first move: the board is empty
+    assert [label["move"] for label in plan.labels] == moves and not plain.touches
+    for ply, first in zip((1, 2), plan.touches):
+        label = plan.labels[ply]
+        touch = plan.shots[first - 1:label["start"] - 1]
+        assert touch[0].hand is not None and touch[-1].hand is None
+        assert any(shot.hand is not None and shot.hand.held for shot in touch)
+        held = [shot.position for shot in touch if shot.hand is not None and shot.hand.held]
+        assert all(len(position["cells"]) == ply - 1 for position in held)  # the touched piece is in the hand
+        assert touch[-1].position == script.positions[ply]
+    assert len(plan.shots) > len(plain.shots)
+    with pytest.raises(RenderError, match="touches"):
+        Planner(renderer, QUICK, seed=1, touches=1.5)
+
+
+def test_touches_are_listed_in_the_truth(tmp_path: Path) -> None:
+    out = record(tmp_path, "tuned", "+donkey@b2 +cat@c3", seed=3, touches=1.0)
+    truth = json.loads((out / "truth.json").read_text())
+    assert len(truth["touches"]) == 1 and truth["touches"][0] < truth["labels"][1]["start"]
+    assert "touches" not in json.loads((record(tmp_path, "tuned", "+donkey@b2", "plain").joinpath(
+        "truth.json")).read_text())
