@@ -26,9 +26,12 @@ MIN_CLEARANCE_MM = 20.0
 FOCAL_NOISE_PX = 0.3  # the least corner noise the homography's focal length is doubted by
 FOCAL_SAMPLES, FOCAL_SEED = 64, 0  # refits, and their seed (the same view gets the same doubt)
 FOCAL_TOLD = 0.05  # log focal length: a homography whose focal length moves less (focal_spread) tells it
-SURE_LENS_DOUBT = 0.03  # a distortion the markers tell this closely is kept without the focal length
-# (rendered BLOCK.BLOCK looks straight down: 0.004-0.029, within 0.03 of the true strength; the
-# committed realistic fixtures, whose fix through it read 9 and 1 moves of 21: 0.051 and 0.086)
+SURE_LENS_DOUBT = 0.03  # a distortion the markers tell this closely ...
+STRONG_LENS = 0.2  # ... and at least this strong (k1 on a frame-width focal length) is kept without
+# the focal length. Rendered BLOCK.BLOCK looks straight down are told within 0.004-0.029 and at
+# most 0.03 off the truth; the committed realistic fixtures, whose fix through it read 9 and 1
+# moves of 21, within 0.051 and 0.086. A weak one gains nothing: sweep 217 (-0.028 told, -0.048
+# true) read 0 of 21 through it, 21 without
 
 
 class PoseError(ValueError):
@@ -104,10 +107,13 @@ def focal_told(view: BoardView) -> bool:
 
 
 def lens_pinned(view: BoardView) -> bool:
-    """Tells whether a view's lens is pinned down: its markers tell the distortion within
-    SURE_LENS_DOUBT (a mat filling much of the frame), or its homography the focal length too."""
+    """Tells whether a view's lens is pinned down: its markers tell a strong distortion (STRONG_LENS)
+    within SURE_LENS_DOUBT (a mat filling much of the frame), or its homography the focal length too."""
     lens = view.calibration
-    return lens is not None and (lens.doubt <= SURE_LENS_DOUBT or focal_told(view))
+    if lens is None:
+        return False
+    strong = abs(float(lens.dist_coeffs[0])) >= STRONG_LENS and lens.doubt <= SURE_LENS_DOUBT
+    return strong or focal_told(view)
 
 
 def focal_spread(view: BoardView, samples: int = FOCAL_SAMPLES) -> float:

@@ -9,8 +9,8 @@ import pytest
 from vision.board import BoardView, Calibration
 from vision.kit import kit_named
 from vision.pose import (
-    FOCAL_TOLD, SURE_LENS_DOUBT, CameraPlace, PoseError, focal_from_hfov, focal_spread, focal_told, homography_focal,
-    image_points, lens_pinned, locate_camera, told_focal,
+    FOCAL_TOLD, STRONG_LENS, SURE_LENS_DOUBT, CameraPlace, PoseError, focal_from_hfov, focal_spread, focal_told,
+    homography_focal, image_points, lens_pinned, locate_camera, told_focal,
 )
 from vision.radial import Radial
 from vision.render.camera import CameraSpec, pose
@@ -103,16 +103,18 @@ def test_the_focal_length_is_told_only_by_a_leaning_camera_whose_corners_fit_wel
     assert not focal_told(view_of(CameraSpec(height_mm=650, tilt_deg=1.0, hfov_deg=54.0), 0.2, 1)[0])
 
 
-def test_a_lens_is_pinned_by_a_sure_distortion_or_by_a_told_focal_length() -> None:
+def test_a_lens_is_pinned_by_a_strong_sure_distortion_or_by_a_told_focal_length() -> None:
     straight = view_of(CameraSpec(height_mm=650, tilt_deg=1.0, hfov_deg=54.0), 0.2, 1)[0]
     leaning = view_of(CameraSpec(height_mm=650, tilt_deg=14, azimuth_deg=130, roll_deg=40, hfov_deg=54.0), 0.2, 1)[0]
 
-    def through(view: BoardView, doubt: float) -> BoardView:
-        """Returns the view seen through a markers' lens doubted by so much (of no strength, so the
-        corners stay where its homography puts them)."""
-        lens = Calibration.radial_only(Radial(0.0, doubt), view.frame_size)
+    def through(view: BoardView, doubt: float, strength: float = 0.0) -> BoardView:
+        """Returns the view seen through a markers' lens of a strength doubted by so much (the
+        corners left where its homography puts them)."""
+        lens = Calibration.radial_only(Radial(strength, doubt), view.frame_size)
         return BoardView(KIT, MAT, view.homography, view.frame_size, lens, view.used, view.observed)
 
     assert not lens_pinned(straight) and not lens_pinned(leaning)  # no lens at all
-    assert lens_pinned(through(straight, SURE_LENS_DOUBT)) and not lens_pinned(through(straight, 0.05))
+    assert lens_pinned(through(straight, SURE_LENS_DOUBT, -STRONG_LENS))
+    assert not lens_pinned(through(straight, 0.05, -0.4))  # strong but not sure
+    assert not lens_pinned(through(straight, 0.005, -0.1))  # sure but weak
     assert lens_pinned(through(leaning, 0.05))  # its homography tells the focal length
