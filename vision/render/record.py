@@ -201,7 +201,7 @@ class Planner:
         self.rng = np.random.default_rng([seed, 2])
         self.looks: dict[int, Look] = {player: pick_look(self.rng) for player in (1, 2)}
         self.touches = touches
-        self.touch_rng = np.random.default_rng([seed, 3])  # its own, so touches leave the rest as it was
+        self.touch_rng = np.random.default_rng([seed, 3])  # its own: the moves' trips stay as without touches
         self.plan = Plan([], [], [])
 
     def run(self, script: Script) -> Plan:
@@ -242,7 +242,7 @@ class Planner:
         square = squares[int(self.touch_rng.integers(len(squares)))]
         key = {(square, len(cells[square]) - 1)}
         self.plan.touches.append(len(self.plan.shots) + 1)
-        self._trip(position, position, key, key, mover)
+        self._trip(position, position, key, key, mover, self.touch_rng)
         self._hold(position, self.timing.still)
 
     def _event(self, move: str, frame: int) -> None:
@@ -252,11 +252,13 @@ class Planner:
         elif move in DONE_MOVES:
             self.plan.events.append({"frame": frame, "event": "button", "value": "done"})
 
-    def _trip(self, before: Any, after: Any, lifted: set[Key], placed: set[Key], mover: int) -> int:
-        """Adds the frames of a hand moving pieces; returns the frame where the new position first shows."""
+    def _trip(self, before: Any, after: Any, lifted: set[Key], placed: set[Key], mover: int,
+              rng: np.random.Generator | None = None) -> int:
+        """Adds the frames of a hand moving pieces (its way in drawn from rng, default the plan's);
+        returns the frame where the new position first shows."""
         setting = self.renderer.setting
         taken = _touching(position_solids(setting, before)[0], lifted)
-        trip, held = self._reach(taken, _touching(position_solids(setting, after)[0], placed), mover)
+        trip, held = self._reach(taken, _touching(position_solids(setting, after)[0], placed), mover, rng or self.rng)
         stages = {"before": before, "holding": _holding(before, after, taken), "after": after}
         ceiling = 0.55 * self.renderer.camera.centre[2]
         origin = trip.place if trip.pick is None else trip.pick
@@ -269,7 +271,8 @@ class Planner:
                 change = len(self.plan.shots)
         return change
 
-    def _reach(self, taken: list[Item], given: list[Item], mover: int) -> tuple[Trip, list[Solid]]:
+    def _reach(self, taken: list[Item], given: list[Item], mover: int,
+               rng: np.random.Generator) -> tuple[Trip, list[Solid]]:
         """Returns the trip that moves the taken items (or brings the given ones) and the solids it carries."""
         setting = self.renderer.setting
         lifted = [solid for item in taken for solid in item.solids]
@@ -278,7 +281,7 @@ class Planner:
         place = _grip(arriving or held)
         edge = EDGES[3 - mover if setting.game in FLIPPED_EDGES else mover]
         reach = setting.mat.side_mm + 2 * setting.kit.mat_margin_mm + 150.0
-        return Trip(back_from(edge, self.rng), _grip(lifted) if lifted else None, place, reach), held
+        return Trip(back_from(edge, rng), _grip(lifted) if lifted else None, place, reach), held
 
 
 # -- writing the directory -------------------------------------------------------------------

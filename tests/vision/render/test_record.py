@@ -163,6 +163,12 @@ def test_the_command_line_writes_a_game_and_refuses_bad_input(tmp_path: Path, ca
     assert not (tmp_path / "bad").exists()
 
 
+def arm_of(shot: Any) -> list[tuple[float, ...]]:
+    """Returns where a shot's hand is drawn: each capsule's two ends (none without a hand)."""
+    capsules = shot.hand.capsules if shot.hand is not None else ()
+    return [tuple(np.round(np.concatenate([capsule.start, capsule.end]), 6)) for capsule in capsules]
+
+
 def test_a_touch_lifts_a_piece_and_sets_it_back_before_the_move(tmp_path: Path) -> None:
     moves = ["+donkey@b2", "+cat@c3", "+dog@a1"]
     script = script_for("tuned", None, moves)
@@ -180,6 +186,9 @@ def test_a_touch_lifts_a_piece_and_sets_it_back_before_the_move(tmp_path: Path) 
         assert all(len(position["cells"]) == ply - 1 for position in held)  # the touched piece is in the hand
         assert touch[-1].position == script.positions[ply]
     assert len(plan.shots) > len(plain.shots)
+    for touched, untouched in zip(plan.labels, plain.labels):  # the moves' own trips are as without touches
+        assert [arm_of(shot) for shot in plan.shots[touched["start"] - 1:touched["settled"]]] == \
+            [arm_of(shot) for shot in plain.shots[untouched["start"] - 1:untouched["settled"]]]
     with pytest.raises(RenderError, match="touches"):
         Planner(renderer, QUICK, seed=1, touches=1.5)
 
