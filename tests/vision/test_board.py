@@ -13,7 +13,7 @@ import pytest
 from tests.vision import synth
 from vision.board import BoardState, BoardTracker, Calibration, VisionError
 from vision.kit import Kit, Mat, kit_named
-from vision.pose import focal_told, lens_pinned
+from vision.pose import SURE_LENS_DOUBT, focal_told, lens_pinned
 
 KIT = kit_named()
 SIZES = [(640, 480), (1280, 960)]
@@ -117,7 +117,7 @@ def test_a_lens_the_markers_pin_down_is_kept_straight_down_where_the_focal_lengt
     view = BoardTracker(KIT, mat, lens_kept=lens_pinned).update(frame_of(camera, mat, 2)).view
     assert view is not None and (view.calibration is not None) is kept and not focal_told(view)
     if kept:
-        assert view.calibration is not None and view.calibration.doubt < 0.03
+        assert view.calibration is not None and view.calibration.doubt < SURE_LENS_DOUBT
         assert view.calibration.dist_coeffs[0] == pytest.approx(-0.25 * (size[0] / camera.K[0, 0]) ** 2, abs=0.03)
 
 

@@ -224,7 +224,7 @@ class Planner:
         start = len(self.plan.shots) + 1
         lifted, placed = changes(before, after)
         if lifted or placed:
-            change = self._trip(before, after, lifted, placed, mover)
+            change = self._trip(before, after, lifted, placed, mover, self.rng)
         else:
             change = start
             self._event(move, start)
@@ -253,12 +253,12 @@ class Planner:
             self.plan.events.append({"frame": frame, "event": "button", "value": "done"})
 
     def _trip(self, before: Any, after: Any, lifted: set[Key], placed: set[Key], mover: int,
-              rng: np.random.Generator | None = None) -> int:
-        """Adds the frames of a hand moving pieces (its way in drawn from rng, default the plan's);
-        returns the frame where the new position first shows."""
+              rng: np.random.Generator) -> int:
+        """Adds the frames of a hand moving pieces (its way in drawn from rng); returns the frame
+        where the new position first shows."""
         setting = self.renderer.setting
         taken = _touching(position_solids(setting, before)[0], lifted)
-        trip, held = self._reach(taken, _touching(position_solids(setting, after)[0], placed), mover, rng or self.rng)
+        trip, held = self._reach(taken, _touching(position_solids(setting, after)[0], placed), mover, rng)
         stages = {"before": before, "holding": _holding(before, after, taken), "after": after}
         ceiling = 0.55 * self.renderer.camera.centre[2]
         origin = trip.place if trip.pick is None else trip.pick
